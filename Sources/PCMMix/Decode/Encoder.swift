@@ -1,0 +1,59 @@
+/// Encodes Float32 working samples for output.
+///
+/// Int16: `x × 32768` rounded to nearest with ties toward zero, then clamped to
+/// [-32768, 32767]. Ties toward zero make an `average` of two int16 values come out exactly as C's
+/// truncating `(a + b) / 2`, while any other value rounds to nearest.
+public enum Encoder {
+  /// One sample to int16 by the rule above.
+  @inlinable @inline(__always)
+  public static func int16(_ x: Float) -> Int16 {
+    let v = x * 32768
+    // Ties toward zero: step half an LSB toward zero, then round away from it.
+    let r = v >= 0 ? (v - 0.5).rounded(.up) : (v + 0.5).rounded(.down)
+    // NaN compares false on both sides and encodes as silence.
+    if r >= 32767 { return .max }
+    if r <= -32768 { return .min }
+    return r == r ? Int16(r) : 0
+  }
+
+  /// Encodes `input` into `output` as int16.
+  ///
+  /// - Precondition: `output.count >= input.count`.
+  /// - Complexity: O(`input.count`).
+  @inlinable
+  public static func encode(
+    _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Int16>
+  ) {
+    precondition(output.count >= input.count)
+    for i in 0..<input.count { output[i] = int16(input[i]) }
+  }
+
+  /// Writes `input` as little-endian bytes of `type` (`s16` or `f32`) into `output`, returning
+  /// the bytes written.
+  ///
+  /// - Precondition: `type` is `.s16` or `.f32`; `output` has room for every sample.
+  @inlinable
+  public static func encodeLittleEndian(
+    _ input: UnsafeBufferPointer<Float>, as type: SampleType,
+    into output: UnsafeMutableRawBufferPointer
+  ) -> Int {
+    switch type {
+    case .s16:
+      precondition(output.count >= input.count * 2)
+      for i in 0..<input.count {
+        output.storeBytes(
+          of: int16(input[i]).littleEndian, toByteOffset: i * 2, as: Int16.self)
+      }
+      return input.count * 2
+    case .f32:
+      precondition(output.count >= input.count * 4)
+      for i in 0..<input.count {
+        output.storeBytes(
+          of: input[i].bitPattern.littleEndian, toByteOffset: i * 4, as: UInt32.self)
+      }
+      return input.count * 4
+    default:
+      preconditionFailure("Encoder writes s16 or f32, not \(type)")
+    }
+  }
+}

@@ -1,0 +1,65 @@
+/// Why a ``StreamDescription`` cannot be read as linear PCM. Each case names the field at fault.
+public enum ProbeError: Error, Hashable, Sendable {
+  /// `formatID` is not `'lpcm'`.
+  case unsupportedFormatID(UInt32)
+  /// `sampleRate` is zero, negative, not a whole number, or above 768 kHz.
+  case invalidSampleRate(Double)
+  /// `channelsPerFrame` is zero.
+  case zeroChannels
+  /// `channelsPerFrame` is above ``PCMFormat/maxChannels``.
+  case tooManyChannels(UInt32)
+  /// `bitsPerChannel` is not one this library decodes for these flags.
+  case unsupportedBitDepth(UInt32, flags: UInt32)
+  /// 8-bit signed, or 16/24/32-bit unsigned integer samples.
+  case unsupportedSignedness(bits: UInt32, flags: UInt32)
+  /// `bytesPerFrame` disagrees with bits × channels.
+  case bytesPerFrameMismatch(UInt32, expected: UInt32)
+  /// `framesPerPacket` is not 1 (linear PCM has one frame per packet).
+  case unsupportedFramesPerPacket(UInt32)
+  /// `bytesPerPacket` disagrees with `bytesPerFrame`.
+  case bytesPerPacketMismatch(UInt32, expected: UInt32)
+  /// Samples padded inside wider containers (not packed), which this library does not read.
+  case unsupportedUnpackedLayout(bits: UInt32, bytesPerFrame: UInt32, flags: UInt32)
+  /// A buffer's byte count is not a whole number of frames.
+  case partialFrame(byteCount: Int, bytesPerFrame: Int)
+}
+
+extension ProbeError: CustomStringConvertible {
+  public var description: String {
+    switch self {
+    case .unsupportedFormatID(let id):
+      "format ID \(fourCC(id)) is not linear PCM ('lpcm')"
+    case .invalidSampleRate(let rate):
+      "sample rate \(rate) Hz is outside 1 … \(PCMFormat.maxSampleRate) Hz or not a whole number"
+    case .zeroChannels:
+      "channel count is 0"
+    case .tooManyChannels(let n):
+      "channel count \(n) is above the supported \(PCMFormat.maxChannels)"
+    case .unsupportedBitDepth(let bits, let flags):
+      "\(bits)-bit \(flags & 1 != 0 ? "float" : "integer") samples are not supported"
+        + " (flags 0x\(String(flags, radix: 16)))"
+    case .unsupportedSignedness(let bits, let flags):
+      "\(bits)-bit \(flags & 4 != 0 ? "signed" : "unsigned") integers are not supported"
+        + " (flags 0x\(String(flags, radix: 16)))"
+    case .bytesPerFrameMismatch(let got, let expected):
+      "bytes per frame is \(got), expected \(expected) for the bit depth and channels"
+    case .unsupportedFramesPerPacket(let n):
+      "frames per packet is \(n), expected 1"
+    case .bytesPerPacketMismatch(let got, let expected):
+      "bytes per packet is \(got), expected \(expected)"
+    case .unsupportedUnpackedLayout(let bits, let bpf, let flags):
+      "\(bits)-bit samples in \(bpf)-byte frames (unpacked, flags 0x\(String(flags, radix: 16)))"
+        + " are not supported"
+    case .partialFrame(let count, let bpf):
+      "buffer of \(count) bytes is not a whole number of \(bpf)-byte frames"
+    }
+  }
+}
+
+private func fourCC(_ value: UInt32) -> String {
+  let bytes = [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> UInt32($0)) }
+  if bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+    return "'" + String(decoding: bytes, as: UTF8.self) + "'"
+  }
+  return "0x" + String(value, radix: 16)
+}
