@@ -1,0 +1,68 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The coefficient table of a polyphase resampler: one row of `taps` coefficients per phase.
+///
+/// Row `r` holds a Kaiser-windowed sinc sampled at input-sample offsets
+/// `k − taps/2 + 1 − fraction(r)` for `k` in `0 ..< taps`, each row normalized to unit DC gain.
+/// In exact mode there is one row per phase `r / L`; when `L` is too large for that (rates with a
+/// small common divisor, e.g. 44,056 → 48,000 Hz), ``interpolationSteps`` + 1 rows at fractions
+/// `r / steps`, between which the resampler interpolates linearly.
+/// Immutable after creation, so resamplers and their copies share it.
+@usableFromInline
+final class _PolyphaseBank: @unchecked Sendable {
+  /// Coefficients per row, a multiple of 8 (SIMD width).
+  @usableFromInline let taps: Int
+  /// Rows in the table.
+  @usableFromInline let rows: Int
+  /// 0 in exact mode; otherwise the rows per input sample of the interpolated table.
+  @usableFromInline let interpolationSteps: Int
+  /// `rows × taps` coefficients, row-major.
+  @usableFromInline let coefficients: UnsafeMutablePointer<Float>
+
+  /// Most coefficients an exact table may hold before the interpolated one is used instead.
+  static let exactLimit = 1 << 18
+  /// Rows per input sample in the interpolated table.
+  static let steps = 2048
+
+  init(up l: Int, down m: Int, quality: ResamplerQuality) {
+    // Frequencies in cycles per input sample.
+    let lower = min(l, m)  // min(inRate, outRate) up to the common factor
+    let scale = Double(lower) / Double(m) / 2  // lower Nyquist / input rate
+    let cutoff = (quality.passbandEdge + quality.stopbandEdge) / 2 * scale
+    let width = (quality.stopbandEdge - quality.passbandEdge) * scale
+    let raw = KaiserWindow.length(attenuation: quality.attenuation, transitionWidth: width)
+    taps = max(8, (raw + 7) / 8 * 8)
+    let beta = KaiserWindow.beta(attenuation: quality.attenuation)
+    if l * taps <= Self.exactLimit {
+      rows = l
+      interpolationSteps = 0
+    } else {
+      rows = Self.steps + 1
+      interpolationSteps = Self.steps
+    }
+    coefficients = .allocate(capacity: rows * taps)
+    let half = Double(taps / 2)
+    let divisor = Double(interpolationSteps == 0 ? l : interpolationSteps)
+    for r in 0..<rows {
+      let fraction = Double(r) / divisor
+      var sum = 0.0
+      var row = [Double](repeating: 0, count: taps)
+      for k in 0..<taps {
+        let d = Double(k) - half + 1 - fraction
+        let x = 2 * cutoff * d
+        let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
+        row[k] = 2 * cutoff * sinc * KaiserWindow.value(d / half, beta: beta)
+        sum += row[k]
+      }
+      for k in 0..<taps { coefficients[r * taps + k] = Float(row[k] / sum) }
+    }
+  }
+
+  deinit { coefficients.deallocate() }
+}

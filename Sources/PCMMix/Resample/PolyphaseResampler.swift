@@ -1,0 +1,236 @@
+/// The built-in resampler: a polyphase FIR from a Kaiser-windowed sinc, stepped by exact rational
+/// phase (44.1 → 48 kHz is 147 : 160), so the position never drifts however long it runs.
+///
+/// Each output frame costs `taps` multiply-adds per channel (``taps`` depends on the rates and
+/// the ``ResamplerQuality``). History is kept per channel in planes; the only allocation is at
+/// creation. Equal rates pass samples through untouched.
+///
+/// ```swift
+/// var r = PolyphaseResampler(inputRate: 44_100, outputRate: 48_000, channelCount: 2)
+/// let (consumed, produced) = r.process(input, into: output)
+/// ```
+public struct PolyphaseResampler: Resampler {
+  public let inputRate: Int
+  public let outputRate: Int
+  public let channelCount: Int
+  public let latency: Int
+  /// The filter specification it was built from.
+  public let quality: ResamplerQuality
+
+  @usableFromInline let up: Int
+  @usableFromInline let down: Int
+  @usableFromInline let bank: _PolyphaseBank?
+  /// Frames each channel plane holds.
+  @usableFromInline let capacity: Int
+  /// Channel planes, `capacity` floats each.
+  @usableFromInline var history: [Float]
+  /// Valid frames in each plane.
+  @usableFromInline var count = 0
+  /// Plane index of the next output's first tap (may run past `count` when downsampling).
+  @usableFromInline var position = 0
+  /// Phase of the next output, in 1/`up` input samples, 0 ..< `up`.
+  @usableFromInline var phase = 0
+  /// Input frames taken since the start.
+  @usableFromInline var framesIn = 0
+  /// Output frames written since the start.
+  @usableFromInline var framesOut = 0
+
+  /// Filter taps per output sample and channel (0 when the rates are equal).
+  public var taps: Int { bank?.taps ?? 0 }
+
+  /// Creates a resampler; allocates the coefficient table and history.
+  ///
+  /// - Precondition: rates in 1 … 768,000 Hz, 1 … 64 channels.
+  public init(
+    inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .balanced
+  ) {
+    precondition((1...PCMFormat.maxSampleRate).contains(inputRate))
+    precondition((1...PCMFormat.maxSampleRate).contains(outputRate))
+    precondition((1...PCMFormat.maxChannels).contains(channelCount))
+    self.inputRate = inputRate
+    self.outputRate = outputRate
+    self.channelCount = channelCount
+    self.quality = quality
+    let g = RateRatio.gcd(inputRate, outputRate)
+    up = outputRate / g
+    down = inputRate / g
+    if up == down {
+      bank = nil
+      latency = 0
+      capacity = 0
+      history = []
+      return
+    }
+    let bank = _PolyphaseBank(up: up, down: down, quality: quality)
+    self.bank = bank
+    let half = bank.taps / 2
+    // Causal: the first output needs nothing past input frame 0.
+    latency = (half * up + down - 1) / down
+    capacity = bank.taps + down / up + 1024
+    history = [Float](repeating: 0, count: capacity * channelCount)
+    reset()
+  }
+
+  public mutating func reset() {
+    framesIn = 0
+    framesOut = 0
+    guard bank != nil else { return }
+    // Output j sits at input time (j·down − latency·up) / up; prime zeros back to its first tap.
+    let start = -latency * down
+    let whole = start >= 0 ? start / up : -((-start + up - 1) / up)
+    phase = start - whole * up
+    let firstTap = whole - taps / 2 + 1
+    count = -firstTap
+    position = 0
+    for i in history.indices { history[i] = 0 }
+  }
+
+  public func maxOutputFrames(forInputFrames frames: Int) -> Int {
+    bank == nil ? frames : frames * up / down + 2
+  }
+
+  public mutating func process(
+    _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>
+  ) -> (consumed: Int, produced: Int) {
+    let frames = input.count / channelCount
+    guard bank != nil else {
+      let n = min(frames, output.count / channelCount)
+      if n > 0 {
+        output.baseAddress!.update(from: input.baseAddress!, count: n * channelCount)
+      }
+      framesIn += n
+      framesOut += n
+      return (n, n)
+    }
+    let r = _run(input.baseAddress, frames: frames, output: output, limit: Int.max)
+    framesIn += r.consumed
+    return r
+  }
+
+  public mutating func flush(into output: UnsafeMutableBufferPointer<Float>) -> Int {
+    guard bank != nil else { return 0 }
+    let target =
+      latency
+      + RateRatio.outputFrames(
+        forInputFrames: framesIn, inputRate: inputRate, outputRate: outputRate)
+    let wanted = target - framesOut
+    guard wanted > 0 else { return 0 }
+    // Zeros stand in for the input after the end, as far as the last window reaches.
+    return _run(nil, frames: Int.max, output: output, limit: wanted).produced
+  }
+
+  /// Feeds `frames` frames (zeros when `input` is nil) and writes up to `limit` outputs.
+  @inlinable
+  mutating func _run(
+    _ input: UnsafePointer<Float>?, frames: Int, output: UnsafeMutableBufferPointer<Float>,
+    limit: Int
+  ) -> (consumed: Int, produced: Int) {
+    let bank = self.bank!
+    let taps = bank.taps
+    let channels = channelCount
+    let room = min(output.count / channels, limit)
+    let (stepWhole, stepFraction) = (down / up, down % up)
+    let capacity = self.capacity
+    var consumed = 0
+    var produced = 0
+    var (count, position, phase) = (self.count, self.position, self.phase)
+    history.withUnsafeMutableBufferPointer { planes in
+      let base = planes.baseAddress!
+      guard let out = output.baseAddress else { return }
+      while true {
+        // Write every output whose window is complete.
+        while position + taps <= count && produced < room {
+          _kernel(bank, phase: phase, up: up, base + position, capacity, channels, out + produced * channels)
+          produced += 1
+          position += stepWhole
+          phase += stepFraction
+          if phase >= up {
+            phase -= up
+            position += 1
+          }
+        }
+        if produced == room || consumed == frames { break }
+        // Slide the window to the front of the planes, then take more input.
+        let keep = min(position, count)
+        if keep > 0 {
+          for c in 0..<channels {
+            let plane = base + c * capacity
+            plane.update(from: plane + keep, count: count - keep)
+          }
+          count -= keep
+          position -= keep
+        }
+        if position > count {
+          // Downsampling skipped past everything held: the next samples are not needed.
+          let skip = min(position - count, frames - consumed)
+          consumed += skip
+          position -= skip
+          if position > count { continue }
+        }
+        let n = min(capacity - count, frames - consumed)
+        if let input {
+          let src = input + consumed * channels
+          for c in 0..<channels {
+            let plane = base + c * capacity + count
+            for i in 0..<n { plane[i] = src[i * channels + c] }
+          }
+        } else {
+          for c in 0..<channels { (base + c * capacity + count).update(repeating: 0, count: n) }
+        }
+        count += n
+        consumed += n
+      }
+    }
+    (self.count, self.position, self.phase) = (count, position, phase)
+    framesOut += produced
+    return (consumed, produced)
+  }
+}
+
+/// One output frame: every channel's window dotted with the phase's coefficients.
+@inlinable @inline(__always)
+func _kernel(
+  _ bank: _PolyphaseBank, phase: Int, up: Int, _ window: UnsafeMutablePointer<Float>,
+  _ planeStride: Int, _ channels: Int, _ out: UnsafeMutablePointer<Float>
+) {
+  let taps = bank.taps
+  if bank.interpolationSteps == 0 {
+    let h = bank.coefficients + phase * taps
+    for c in 0..<channels { out[c] = _dot(h, window + c * planeStride, taps) }
+  } else {
+    // Interpolated table: the phase falls between two rows.
+    let steps = bank.interpolationSteps
+    let scaled = phase * steps
+    let row = scaled / up
+    let t = Float(scaled - row * up) / Float(up)
+    let h0 = bank.coefficients + row * taps
+    let h1 = h0 + taps
+    for c in 0..<channels {
+      let x = window + c * planeStride
+      let a = _dot(h0, x, taps)
+      out[c] = a + t * (_dot(h1, x, taps) - a)
+    }
+  }
+}
+
+/// Dot product of `n` floats, `n` a multiple of 8, in SIMD lanes with two accumulators.
+@inlinable @inline(__always)
+func _dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
+  let ra = UnsafeRawPointer(a)
+  let rb = UnsafeRawPointer(b)
+  var s0 = SIMD8<Float>()
+  var s1 = SIMD8<Float>()
+  var i = 0
+  while i + 16 <= n {
+    s0 += ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+      * rb.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+    s1 += ra.loadUnaligned(fromByteOffset: i * 4 + 32, as: SIMD8<Float>.self)
+      * rb.loadUnaligned(fromByteOffset: i * 4 + 32, as: SIMD8<Float>.self)
+    i += 16
+  }
+  if i < n {
+    s0 += ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+      * rb.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+  }
+  return (s0 + s1).sum()
+}

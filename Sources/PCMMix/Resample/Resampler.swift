@@ -1,0 +1,61 @@
+/// A streaming sample-rate converter over interleaved Float32 frames.
+///
+/// Contract, for every backend:
+/// - `process` takes any number of input frames and writes whatever output is ready; history
+///   carries from one call to the next, so any split of the input gives the same output.
+/// - The first ``latency`` output frames are the converter's delay: output frame `j` belongs to
+///   input time `(j − latency) / outputRate` seconds. A caller that wants time alignment drops them
+///   (``SourceChain`` does).
+/// - After the last input, `flush` is called until it returns 0; in all, `latency +
+///   round(inputFrames × outputRate / inputRate)` frames come out.
+public protocol Resampler {
+  /// Input frames per second.
+  var inputRate: Int { get }
+  /// Output frames per second.
+  var outputRate: Int { get }
+  /// Samples per frame, in and out.
+  var channelCount: Int { get }
+  /// Leading output frames that are delay, not signal.
+  var latency: Int { get }
+
+  /// Converts frames from `input` into `output` (both interleaved), returning the frames
+  /// consumed and produced. Input is consumed whole when `output` has room for
+  /// ``maxOutputFrames(forInputFrames:)`` frames.
+  mutating func process(
+    _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>
+  ) -> (consumed: Int, produced: Int)
+
+  /// Writes the tail after the last input; call until it returns 0.
+  mutating func flush(into output: UnsafeMutableBufferPointer<Float>) -> Int
+
+  /// Forgets all history, as if newly made.
+  mutating func reset()
+
+  /// The most output frames one `process` call can produce from `frames` input frames.
+  func maxOutputFrames(forInputFrames frames: Int) -> Int
+}
+
+/// Makes a resampler for a rate pair and channel count; how the pipeline picks a backend.
+public typealias ResamplerFactory =
+  @Sendable (_ inputRate: Int, _ outputRate: Int, _ channels: Int) -> any Resampler
+
+/// Integer helpers for exact rational rate arithmetic.
+public enum RateRatio {
+  /// Greatest common divisor of two positive integers.
+  @inlinable
+  public static func gcd(_ a: Int, _ b: Int) -> Int {
+    var (x, y) = (a, b)
+    while y != 0 { (x, y) = (y, x % y) }
+    return x
+  }
+
+  /// `round(frames × outputRate / inputRate)`, halves rounded up, exactly.
+  @inlinable
+  public static func outputFrames(forInputFrames frames: Int, inputRate: Int, outputRate: Int)
+    -> Int
+  {
+    let g = gcd(inputRate, outputRate)
+    let (l, m) = (outputRate / g, inputRate / g)
+    return (2 * frames * l + m) / (2 * m)
+  }
+}
