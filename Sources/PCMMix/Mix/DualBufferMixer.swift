@@ -1,0 +1,217 @@
+/// Mixes app and mic audio, both already at the output rate and channel count.
+///
+/// Each ``mix(into:)-(UnsafeMutableBufferPointer<Float>)`` emits every frame both sources have
+/// (`min(app, mic)`) and keeps the rest of the longer side for the next call. Memory is bounded:
+/// - when one source stalls, the other's frames beyond ``Configuration/maxLagFrames`` are emitted
+///   against silence (mixed by the same policy with a zero), so audio keeps flowing with at most
+///   that much delay;
+/// - past ``Configuration/capacityFrames`` the oldest frames of a side are dropped and counted;
+/// - a disabled source takes no part and the other passes through alone, at its own gain.
+///
+/// Storage is allocated once, at creation; mixing allocates nothing.
+public struct DualBufferMixer {
+  /// Bounds, policy and gains.
+  public struct Configuration: Hashable, Sendable {
+    /// Samples per frame (2 for the capture pipeline).
+    public var channelCount: Int
+    /// The most frames each side buffers (default 1 s at 48 kHz).
+    public var capacityFrames: Int
+    /// How far one side may run ahead of a stalled other before its frames are emitted against
+    /// silence (default 100 ms at 48 kHz).
+    public var maxLagFrames: Int
+    /// How samples are combined.
+    public var policy: MixPolicy
+    /// App gain in dB.
+    public var appGainDB: Double
+    /// Mic gain in dB.
+    public var micGainDB: Double
+
+    /// Creates a configuration; the defaults suit 48 kHz stereo.
+    public init(
+      channelCount: Int = 2, capacityFrames: Int = 48_000, maxLagFrames: Int = 4_800,
+      policy: MixPolicy = .average, appGainDB: Double = 0, micGainDB: Double = 0
+    ) {
+      precondition(capacityFrames >= 1 && maxLagFrames >= 0 && maxLagFrames <= capacityFrames)
+      self.channelCount = channelCount
+      self.capacityFrames = capacityFrames
+      self.maxLagFrames = maxLagFrames
+      self.policy = policy
+      self.appGainDB = appGainDB
+      self.micGainDB = micGainDB
+    }
+  }
+
+  /// The two sides.
+  public enum Side: Sendable { case app, mic }
+
+  /// App audio, appended by its ``SourceChain``.
+  public var app: MixerInput
+  /// Mic audio, appended by its ``SourceChain``.
+  public var mic: MixerInput
+  /// The bounds and policy it was made with.
+  public let configuration: Configuration
+  /// Mixing works through this many frames at a time.
+  static let block = 512
+  var scratchA: [Float]
+  var scratchB: [Float]
+
+  /// Creates a mixer; allocates both FIFOs and its scratch.
+  public init(_ configuration: Configuration = Configuration()) {
+    self.configuration = configuration
+    let ch = configuration.channelCount
+    app = MixerInput(
+      capacity: configuration.capacityFrames, channelCount: ch, gainDB: configuration.appGainDB)
+    mic = MixerInput(
+      capacity: configuration.capacityFrames, channelCount: ch, gainDB: configuration.micGainDB)
+    scratchA = [Float](repeating: 0, count: Self.block * ch)
+    scratchB = [Float](repeating: 0, count: Self.block * ch)
+  }
+
+  /// Enables or disables a source. Disabling drops (and counts) what it had buffered.
+  public mutating func setEnabled(_ side: Side, _ enabled: Bool) {
+    switch side {
+    case .app:
+      if !enabled { app.dropAll() }
+      app.isEnabled = enabled
+    case .mic:
+      if !enabled { mic.dropAll() }
+      mic.isEnabled = enabled
+    }
+  }
+
+  /// Frames the next mix call would emit given room for all of them.
+  public var availableFrames: Int {
+    let plan = _plan()
+    return plan.both + plan.appAlone + plan.micAlone
+  }
+
+  /// Bytes of sample storage the mixer holds.
+  public var retainedBytes: Int {
+    (2 * configuration.capacityFrames * configuration.channelCount + scratchA.count
+      + scratchB.count) * MemoryLayout<Float>.size
+  }
+
+  /// Mixes as many frames as are ready and fit into `output` (interleaved Float32), returning
+  /// the frames written.
+  ///
+  /// - Complexity: O(frames written); no allocation.
+  public mutating func mix(into output: UnsafeMutableBufferPointer<Float>) -> Int {
+    let ch = configuration.channelCount
+    let room = output.count / ch
+    return _mix(room) { offset, block, frames in
+      (output.baseAddress! + offset * ch).update(from: block, count: frames * ch)
+    }
+  }
+
+  /// Mixes as many frames as are ready and fit into `output` (interleaved int16; see
+  /// ``Encoder`` for the rounding), returning the frames written.
+  ///
+  /// - Complexity: O(frames written); no allocation.
+  public mutating func mix(into output: UnsafeMutableBufferPointer<Int16>) -> Int {
+    let ch = configuration.channelCount
+    let room = output.count / ch
+    return _mix(room) { offset, block, frames in
+      let dst = output.baseAddress! + offset * ch
+      for i in 0..<(frames * ch) { dst[i] = Encoder.int16(block[i]) }
+    }
+  }
+
+  /// How many frames go out mixed, and alone for each side.
+  func _plan() -> (both: Int, appAlone: Int, micAlone: Int) {
+    let a = app.isEnabled ? app.buffered : 0
+    let b = mic.isEnabled ? mic.buffered : 0
+    switch (app.isEnabled, mic.isEnabled) {
+    case (true, true):
+      let n = min(a, b)
+      let lag = configuration.maxLagFrames
+      return (n, max(0, a - n - lag), max(0, b - n - lag))
+    case (true, false): return (0, a, 0)
+    case (false, true): return (0, 0, b)
+    case (false, false): return (0, 0, 0)
+    }
+  }
+
+  /// Runs the plan in blocks, handing each finished block of floats to `emit`.
+  mutating func _mix(
+    _ room: Int, _ emit: (_ offset: Int, _ block: UnsafePointer<Float>, _ frames: Int) -> Void
+  ) -> Int {
+    let plan = _plan()
+    let both = min(plan.both, room)
+    let appAlone = min(plan.appAlone, room - both)
+    let micAlone = min(plan.micAlone, room - both - appAlone)
+    let solo = !(app.isEnabled && mic.isEnabled)
+    var written = 0
+    var a = scratchA
+    var b = scratchB
+    scratchA = []
+    scratchB = []
+    a.withUnsafeMutableBufferPointer { bufA in
+      b.withUnsafeMutableBufferPointer { bufB in
+        let pa = bufA.baseAddress!
+        let pb = bufB.baseAddress!
+        func run(_ total: Int, _ mode: Int) {
+          var left = total
+          while left > 0 {
+            let n = min(left, Self.block)
+            _block(mode, n, pa, pb, solo: solo)
+            emit(written, pa, n)
+            written += n
+            left -= n
+          }
+        }
+        run(both, 0)
+        run(appAlone, 1)
+        run(micAlone, 2)
+      }
+    }
+    scratchA = a
+    scratchB = b
+    app.counters.framesMixed += both
+    mic.counters.framesMixed += both
+    app.counters.framesAlone += appAlone
+    mic.counters.framesAlone += micAlone
+    if !solo {
+      mic.counters.framesPadded += appAlone
+      app.counters.framesPadded += micAlone
+    }
+    app.counters.framesBuffered = app.buffered
+    mic.counters.framesBuffered = mic.buffered
+    return written
+  }
+
+  /// Mixes `n` frames into `pa`: mode 0 both sides, 1 app alone, 2 mic alone.
+  mutating func _block(
+    _ mode: Int, _ n: Int, _ pa: UnsafeMutablePointer<Float>, _ pb: UnsafeMutablePointer<Float>,
+    solo: Bool
+  ) {
+    let count = n * configuration.channelCount
+    let saturate = configuration.policy == .saturate
+    // A source alone while the other is disabled passes at its own gain; one alone because the
+    // other stalled is mixed with silence by the policy.
+    let half: Float = saturate || solo ? 1 : 0.5
+    switch mode {
+    case 0:
+      app.fifo.peek(n, into: pa)
+      mic.fifo.peek(n, into: pb)
+      app.fifo.discard(n)
+      mic.fifo.discard(n)
+      let (ga, gb) = (app.gain, mic.gain)
+      for i in 0..<count { pa[i] = (pa[i] * ga + pb[i] * gb) * half }
+    default:
+      let g: Float
+      if mode == 1 {
+        app.fifo.peek(n, into: pa)
+        app.fifo.discard(n)
+        g = app.gain
+      } else {
+        mic.fifo.peek(n, into: pa)
+        mic.fifo.discard(n)
+        g = mic.gain
+      }
+      for i in 0..<count { pa[i] = pa[i] * g * half }
+    }
+    if saturate {
+      for i in 0..<count { pa[i] = min(max(pa[i], -1), 1) }
+    }
+  }
+}

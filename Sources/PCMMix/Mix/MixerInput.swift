@@ -1,0 +1,64 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One side of the ``DualBufferMixer``: a bounded FIFO, its gain, its counters.
+public struct MixerInput: FrameSink {
+  /// Frames waiting, at most ``capacity``.
+  @usableFromInline var fifo: FrameFIFO
+  /// What happened to this source's frames so far.
+  public internal(set) var counters = MixCounters()
+  /// Whether the source takes part; set through ``DualBufferMixer/setEnabled(_:_:)``.
+  public internal(set) var isEnabled = true
+  /// Linear gain applied to every sample.
+  public private(set) var gain: Float = 1
+
+  init(capacity: Int, channelCount: Int, gainDB: Double) {
+    fifo = FrameFIFO(capacity: capacity, channelCount: channelCount)
+    setGain(dB: gainDB)
+  }
+
+  /// The most frames buffered before the oldest are dropped.
+  public var capacity: Int { fifo.capacity }
+
+  /// Frames waiting to be mixed.
+  public var buffered: Int { fifo.count }
+
+  /// Sets the gain in dB (0 dB is exactly 1, so 0 dB mixes stay bit-exact).
+  public mutating func setGain(dB: Double) {
+    gain = dB == 0 ? 1 : Float(pow(10, dB / 20))
+  }
+
+  /// Appends frames; past capacity the oldest frames (buffered first, then the head of these)
+  /// are dropped and counted. While disabled, every frame is dropped and counted.
+  ///
+  /// - Complexity: O(frames); no allocation.
+  public mutating func append(_ frames: UnsafeBufferPointer<Float>) {
+    let n = frames.count / fifo.channelCount
+    counters.framesIn += n
+    guard isEnabled else {
+      counters.framesDropped += n
+      return
+    }
+    let overflow = fifo.count + n - fifo.capacity
+    var skip = 0
+    if overflow > 0 {
+      let old = min(overflow, fifo.count)
+      fifo.discard(old)
+      skip = overflow - old
+      counters.framesDropped += overflow
+    }
+    fifo.append(UnsafeBufferPointer(rebasing: frames[(skip * fifo.channelCount)...]))
+    counters.framesBuffered = fifo.count
+  }
+
+  mutating func dropAll() {
+    counters.framesDropped += fifo.count
+    fifo.removeAll()
+    counters.framesBuffered = 0
+  }
+}

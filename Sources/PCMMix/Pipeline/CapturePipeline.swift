@@ -1,0 +1,91 @@
+/// The whole capture path: app and mic buffers in, one mixed stereo stream out.
+///
+/// ```swift
+/// var pipeline = CapturePipeline()
+/// try pipeline.appendApp(appBytes, description: appASBD)   // e.g. 44.1 kHz stereo s16be
+/// try pipeline.appendMic(micBytes, description: micASBD)   // e.g. 32 kHz mono s16le
+/// let frames = pipeline.mix(into: output)                  // 48 kHz stereo int16
+/// ```
+/// Each source runs its own ``SourceChain`` (probe, decode, upmix, resample) into its side of a
+/// ``DualBufferMixer``. Storage is allocated at creation and when a source's input rate changes;
+/// appending and mixing allocate nothing, and memory is bounded by the configuration.
+public struct CapturePipeline {
+  /// Output rate, mixer bounds and policy, resampler backend.
+  public struct Configuration: Sendable {
+    /// Frames per second out (default 48,000).
+    public var outputRate: Int
+    /// Mixer bounds, policy and gains (the default bounds are for 48 kHz).
+    public var mixer: DualBufferMixer.Configuration
+    /// The resampler backend for both sources.
+    public var resampler: ResamplerFactory
+
+    /// Creates a configuration.
+    public init(
+      outputRate: Int = 48_000, mixer: DualBufferMixer.Configuration = .init(),
+      resampler: @escaping ResamplerFactory = SourceChain.builtin(.balanced)
+    ) {
+      self.outputRate = outputRate
+      self.mixer = mixer
+      self.resampler = resampler
+    }
+  }
+
+  /// The app source's chain.
+  public private(set) var app: SourceChain
+  /// The mic source's chain.
+  public private(set) var mic: SourceChain
+  /// The mixer, with its counters and per-source gains.
+  public var mixer: DualBufferMixer
+
+  /// Creates a pipeline.
+  public init(_ configuration: Configuration = Configuration()) {
+    precondition(configuration.mixer.channelCount == 2, "the capture pipeline mixes stereo")
+    app = SourceChain(
+      outputRate: configuration.outputRate, outputChannels: 2,
+      resampler: configuration.resampler)
+    mic = SourceChain(
+      outputRate: configuration.outputRate, outputChannels: 2,
+      resampler: configuration.resampler)
+    mixer = DualBufferMixer(configuration.mixer)
+  }
+
+  /// Takes one app audio buffer.
+  ///
+  /// - Throws: ``ProbeError`` when the description is not readable PCM or the bytes are not a
+  ///   whole number of frames; the buffer is then not used and the stream continues.
+  /// - Complexity: O(frames in the buffer).
+  public mutating func appendApp(
+    _ bytes: UnsafeRawBufferPointer, description: StreamDescription
+  ) throws(ProbeError) {
+    try app.process(bytes, description: description, into: &mixer.app)
+  }
+
+  /// Takes one mic audio buffer. See ``appendApp(_:description:)``.
+  public mutating func appendMic(
+    _ bytes: UnsafeRawBufferPointer, description: StreamDescription
+  ) throws(ProbeError) {
+    try mic.process(bytes, description: description, into: &mixer.mic)
+  }
+
+  /// Mixes what is ready into `output` (interleaved stereo int16), returning the frames written.
+  public mutating func mix(into output: UnsafeMutableBufferPointer<Int16>) -> Int {
+    mixer.mix(into: output)
+  }
+
+  /// Mixes what is ready into `output` (interleaved stereo Float32), returning the frames
+  /// written.
+  public mutating func mix(into output: UnsafeMutableBufferPointer<Float>) -> Int {
+    mixer.mix(into: output)
+  }
+
+  /// At the end of both streams: flushes both resamplers' tails into the mixer.
+  public mutating func finish() {
+    app.finish(into: &mixer.app)
+    mic.finish(into: &mixer.mic)
+  }
+
+  /// Bytes of storage held by the chains and the mixer.
+  public var retainedBytes: Int {
+    app.retainedBytes + mic.retainedBytes + mixer.retainedBytes
+  }
+}

@@ -1,0 +1,200 @@
+/// One source's path from raw bytes to time-aligned frames at the output rate:
+/// probe → decode → channel map → resample, in blocks of at most 10 ms of input.
+///
+/// State carries from one buffer to the next (resampler history and phase), so any split of a
+/// stream into buffers gives the same frames. Buffers of any length are taken; scratch storage
+/// is sized for one 10 ms block and allocated only when the input rate changes. The resampler's
+/// delay is dropped at the start, so output frame `j` is input time `j / outputRate`.
+///
+/// When the input rate changes mid-stream, the old resampler's tail is flushed into the sink and
+/// a new one starts from silence: no sample of the old format is held into the new one. Changes
+/// of byte order, sample type or channel count take effect at the next buffer with no reset.
+public struct SourceChain {
+  /// Frames per second out.
+  public let outputRate: Int
+  /// Samples per frame out (1 or 2).
+  public let outputChannels: Int
+  @usableFromInline let factory: ResamplerFactory
+
+  /// The format of the last buffer taken, if any.
+  public private(set) var format: PCMFormat?
+  @usableFromInline var lastDescription: StreamDescription?
+  @usableFromInline var resampler: (any Resampler)?
+  /// Leading resampler frames still to drop for time alignment.
+  @usableFromInline var leadingToDrop = 0
+  @usableFromInline var blockFrames = 0
+  @usableFromInline var decoded: [Float] = []
+  @usableFromInline var mapped: [Float] = []
+  @usableFromInline var resampled: [Float] = []
+  /// Input frames taken since creation.
+  public private(set) var framesIn = 0
+  /// Frames handed to the sink since creation.
+  public private(set) var framesOut = 0
+
+  /// Creates a chain; nothing is allocated until the first buffer shows its format.
+  ///
+  /// - Parameters:
+  ///   - outputRate: frames per second out.
+  ///   - outputChannels: 1 (stereo averaged) or 2 (mono duplicated).
+  ///   - resampler: makes the converter whenever the input rate differs from `outputRate`.
+  public init(
+    outputRate: Int = 48_000, outputChannels: Int = 2,
+    resampler: @escaping ResamplerFactory = SourceChain.builtin(.balanced)
+  ) {
+    precondition((1...PCMFormat.maxSampleRate).contains(outputRate))
+    precondition((1...2).contains(outputChannels))
+    self.outputRate = outputRate
+    self.outputChannels = outputChannels
+    factory = resampler
+  }
+
+  /// A factory for the built-in ``PolyphaseResampler`` at `quality`.
+  public static func builtin(_ quality: ResamplerQuality) -> ResamplerFactory {
+    { PolyphaseResampler(inputRate: $0, outputRate: $1, channelCount: $2, quality: quality) }
+  }
+
+  /// Bytes of storage the chain holds (scratch, resampler history and coefficients).
+  public var retainedBytes: Int {
+    let scratch = (decoded.capacity + mapped.capacity + resampled.capacity) * 4
+    guard let r = resampler as? PolyphaseResampler else { return scratch }
+    return scratch + r.history.capacity * 4 + r.taps * (r.bank?.rows ?? 0) * 4
+  }
+
+  /// Probes `description` and runs the buffer through the chain into `sink`.
+  ///
+  /// The description is probed again only when it differs from the last one.
+  /// - Throws: ``ProbeError`` for a description that is not readable PCM, or a byte count that
+  ///   is not a whole number of frames; nothing is consumed then.
+  public mutating func process<Sink: FrameSink>(
+    _ bytes: UnsafeRawBufferPointer, description: StreamDescription, into sink: inout Sink
+  ) throws(ProbeError) {
+    let format: PCMFormat
+    if let known = self.format, description == lastDescription {
+      format = known
+    } else {
+      format = try FormatProbe.probe(description)
+    }
+    try process(bytes, format: format, into: &sink)
+    lastDescription = description
+  }
+
+  /// Runs a buffer already described by `format` through the chain into `sink`.
+  ///
+  /// - Throws: ``ProbeError/partialFrame(byteCount:bytesPerFrame:)`` when `bytes` is not a whole
+  ///   number of frames; nothing is consumed then.
+  /// - Complexity: O(frames); no allocation unless the input rate changed.
+  public mutating func process<Sink: FrameSink>(
+    _ bytes: UnsafeRawBufferPointer, format: PCMFormat, into sink: inout Sink
+  ) throws(ProbeError) {
+    let frameBytes = format.bytesPerFrame
+    guard bytes.count % frameBytes == 0 else {
+      throw .partialFrame(byteCount: bytes.count, bytesPerFrame: frameBytes)
+    }
+    if format != self.format { reconfigure(format, into: &sink) }
+    let total = bytes.count / frameBytes
+    let decodedChannels = min(format.channelCount, 2)
+    let outChannels = outputChannels
+    var scratch = takeScratch()
+    _withBuffers(&scratch) { d, m, o in
+      var start = 0
+      while start < total {
+        let n = min(blockFrames, total - start)
+        Decoder.decode(
+          bytes, format: format, totalFrames: total, frames: start..<(start + n),
+          outputChannels: decodedChannels, into: d)
+        ChannelMapper.map(
+          UnsafeBufferPointer(d), inputChannels: decodedChannels, frames: n, into: m,
+          outputChannels: outChannels)
+        let block = UnsafeBufferPointer(rebasing: m[..<(n * outChannels)])
+        if resampler == nil {
+          forward(block, into: &sink)
+        } else {
+          let produced = resampler!.process(block, into: o).produced
+          forward(UnsafeBufferPointer(rebasing: o[..<(produced * outChannels)]), into: &sink)
+        }
+        start += n
+      }
+    }
+    (decoded, mapped, resampled) = scratch
+    framesIn += total
+  }
+
+  /// Flushes the resampler's tail after the last buffer, so that the output holds
+  /// `round(framesIn × outputRate / inputRate)` frames in all (for one input rate), then readies
+  /// the chain for a new stream at the same rate.
+  public mutating func finish<Sink: FrameSink>(into sink: inout Sink) {
+    guard resampler != nil else { return }
+    let outChannels = outputChannels
+    var scratch = takeScratch()
+    _withBuffers(&scratch) { _, _, o in
+      while true {
+        let n = resampler!.flush(into: o)
+        if n == 0 { break }
+        forward(UnsafeBufferPointer(rebasing: o[..<(n * outChannels)]), into: &sink)
+      }
+    }
+    (decoded, mapped, resampled) = scratch
+    resampler!.reset()
+    leadingToDrop = resampler!.latency
+  }
+
+  /// Moves the scratch buffers (decoded, mapped, resampled) out of `self` without copying, so
+  /// a closure over them may mutate `self`; they are put back after.
+  @usableFromInline
+  mutating func takeScratch() -> ([Float], [Float], [Float]) {
+    defer { (decoded, mapped, resampled) = ([], [], []) }
+    return (decoded, mapped, resampled)
+  }
+
+  /// Drops the leading delay frames, passes the rest to the sink.
+  @usableFromInline
+  mutating func forward<Sink: FrameSink>(
+    _ frames: UnsafeBufferPointer<Float>, into sink: inout Sink
+  ) {
+    var frames = frames
+    if leadingToDrop > 0 {
+      let drop = min(leadingToDrop, frames.count / outputChannels)
+      leadingToDrop -= drop
+      frames = UnsafeBufferPointer(rebasing: frames[(drop * outputChannels)...])
+    }
+    framesOut += frames.count / outputChannels
+    if !frames.isEmpty { sink.append(frames) }
+  }
+
+  /// Sets up for a new input format; the one place that may allocate.
+  mutating func reconfigure<Sink: FrameSink>(_ new: PCMFormat, into sink: inout Sink) {
+    let rateChanged = format?.sampleRate != new.sampleRate
+    if rateChanged { finish(into: &sink) }
+    format = new
+    let block = (new.sampleRate + 99) / 100
+    if rateChanged {
+      resampler = nil
+      if new.sampleRate != outputRate {
+        let r = factory(new.sampleRate, outputRate, outputChannels)
+        leadingToDrop = r.latency
+        resampler = r
+      }
+      blockFrames = block
+      let out = (resampler?.maxOutputFrames(forInputFrames: block) ?? block) * outputChannels
+      resampled = [Float](repeating: 0, count: out)
+      mapped = [Float](repeating: 0, count: block * outputChannels)
+      decoded = [Float](repeating: 0, count: block * 2)
+    }
+  }
+}
+
+/// Runs `body` over three arrays' storage at once.
+@usableFromInline
+func _withBuffers(
+  _ arrays: inout ([Float], [Float], [Float]),
+  _ body: (
+    UnsafeMutableBufferPointer<Float>, UnsafeMutableBufferPointer<Float>,
+    UnsafeMutableBufferPointer<Float>
+  ) -> Void
+) {
+  arrays.0.withUnsafeMutableBufferPointer { a in
+    arrays.1.withUnsafeMutableBufferPointer { b in
+      arrays.2.withUnsafeMutableBufferPointer { c in body(a, b, c) }
+    }
+  }
+}
