@@ -1,0 +1,175 @@
+import PCMMix
+
+extension Command {
+  /// Parses the arguments after the program name.
+  ///
+  /// - Throws: ``CLIError`` with code `usage` (64) naming what is wrong.
+  public static func parse(_ args: ArraySlice<String>) throws(CLIError) -> Command {
+    guard let first = args.first else { throw .usage("no command given; see 'pcm-mix --help'") }
+    var rest = _Arguments(args.dropFirst())
+    switch first {
+    case "-h", "--help":
+      return .help(topic: nil)
+    case "help":
+      let topic = rest.next()
+      if let topic, !Help.commands.contains(topic) {
+        throw .usage("no help for '\(topic)'; commands: \(Help.commands.joined(separator: ", "))")
+      }
+      return .help(topic: topic)
+    case "-V", "--version", "version":
+      return .version
+    case "probe":
+      var paths: [String] = []
+      var json = false
+      while let arg = rest.next() {
+        switch arg {
+        case "--json": json = true
+        case "-h", "--help": return .help(topic: "probe")
+        default:
+          try rest.rejectOption(arg)
+          paths.append(arg)
+        }
+      }
+      guard !paths.isEmpty else { throw .usage("probe needs at least one FILE") }
+      return .probe(paths: paths, json: json)
+    case "convert":
+      var input: String?
+      var output: String?
+      var inputFormat: PCMFormat?
+      var rate = 48_000
+      var channels = 2
+      var type = SampleType.s16
+      while let arg = rest.next() {
+        switch arg {
+        case "-o", "--output": output = try rest.value(for: arg)
+        case "--rate": rate = try rest.rate(for: arg)
+        case "--channels":
+          let v = try rest.value(for: arg)
+          guard let c = Int(v), c == 1 || c == 2 else {
+            throw .usage("--channels takes 1 or 2, not '\(v)'")
+          }
+          channels = c
+        case "--format": type = try rest.outputType(for: arg)
+        case "--input-format": inputFormat = try rest.spec(for: arg)
+        case "-h", "--help": return .help(topic: "convert")
+        default:
+          try rest.rejectOption(arg)
+          guard input == nil else { throw .usage("convert takes one INPUT; '\(arg)' is extra") }
+          input = arg
+        }
+      }
+      guard let input else { throw .usage("convert needs an INPUT") }
+      guard let output else { throw .usage("convert needs -o OUTPUT") }
+      var o = ConvertOptions(input: InputSpec(path: input, format: inputFormat), output: output)
+      o.rate = rate
+      o.channels = channels
+      o.sampleType = type
+      return .convert(o)
+    case "mix":
+      var app: String?
+      var mic: String?
+      var output: String?
+      var appFormat: PCMFormat?
+      var micFormat: PCMFormat?
+      var options = MixOptions(app: InputSpec(path: ""), mic: InputSpec(path: ""), output: "")
+      while let arg = rest.next() {
+        switch arg {
+        case "--app": app = try rest.value(for: arg)
+        case "--mic": mic = try rest.value(for: arg)
+        case "-o", "--output": output = try rest.value(for: arg)
+        case "--rate": options.rate = try rest.rate(for: arg)
+        case "--policy":
+          let v = try rest.value(for: arg)
+          guard let p = MixPolicy(rawValue: v) else {
+            throw .usage("--policy takes average or saturate, not '\(v)'")
+          }
+          options.policy = p
+        case "--app-gain": options.appGainDB = try rest.gain(for: arg)
+        case "--mic-gain": options.micGainDB = try rest.gain(for: arg)
+        case "--pad": options.pad = true
+        case "--format": options.sampleType = try rest.outputType(for: arg)
+        case "--app-format": appFormat = try rest.spec(for: arg)
+        case "--mic-format": micFormat = try rest.spec(for: arg)
+        case "-h", "--help": return .help(topic: "mix")
+        default:
+          try rest.rejectOption(arg)
+          throw .usage("mix takes its inputs as --app and --mic; '\(arg)' is extra")
+        }
+      }
+      guard let app else { throw .usage("mix needs --app INPUT") }
+      guard let mic else { throw .usage("mix needs --mic INPUT") }
+      guard let output else { throw .usage("mix needs -o OUTPUT") }
+      if app == "-" && mic == "-" { throw .usage("only one input can be standard input") }
+      options.app = InputSpec(path: app, format: appFormat)
+      options.mic = InputSpec(path: mic, format: micFormat)
+      options.output = output
+      return .mix(options)
+    case "demo":
+      var output = "pcm-mix-demo.wav"
+      while let arg = rest.next() {
+        switch arg {
+        case "-o", "--output": output = try rest.value(for: arg)
+        case "-h", "--help": return .help(topic: "demo")
+        default: throw .usage("demo takes only -o OUTPUT; '\(arg)' is extra")
+        }
+      }
+      return .demo(output: output)
+    default:
+      throw .usage("unknown command '\(first)'; see 'pcm-mix --help'")
+    }
+  }
+}
+
+/// The arguments still to read, with typed option values.
+struct _Arguments {
+  var args: ArraySlice<String>
+
+  init(_ args: ArraySlice<String>) { self.args = args }
+
+  mutating func next() -> String? { args.popFirst() }
+
+  mutating func value(for option: String) throws(CLIError) -> String {
+    guard let v = args.popFirst() else { throw .usage("\(option) needs a value") }
+    return v
+  }
+
+  mutating func rate(for option: String) throws(CLIError) -> Int {
+    let v = try value(for: option)
+    guard let r = Int(v), (1...PCMFormat.maxSampleRate).contains(r) else {
+      throw .usage("\(option) takes a rate in 1 … \(PCMFormat.maxSampleRate) Hz, not '\(v)'")
+    }
+    return r
+  }
+
+  mutating func gain(for option: String) throws(CLIError) -> Double {
+    let v = try value(for: option)
+    guard let g = Double(v), g.isFinite, abs(g) <= 120 else {
+      throw .usage("\(option) takes a gain in dB between -120 and 120, not '\(v)'")
+    }
+    return g
+  }
+
+  mutating func outputType(for option: String) throws(CLIError) -> SampleType {
+    let v = try value(for: option)
+    switch v {
+    case "s16": return .s16
+    case "f32": return .f32
+    default: throw .usage("\(option) takes s16 or f32, not '\(v)'")
+    }
+  }
+
+  mutating func spec(for option: String) throws(CLIError) -> PCMFormat {
+    let v = try value(for: option)
+    guard let f = PCMFormat(spec: v) else {
+      throw .usage(
+        "\(option) '\(v)' is not TYPE:RATE:CHANNELS with TYPE one of "
+          + PCMFormat.typeSpellings.joined(separator: " "))
+    }
+    return f
+  }
+
+  /// Throws for anything that looks like an unknown option (a lone `-` is standard input).
+  func rejectOption(_ arg: String) throws(CLIError) {
+    if arg.hasPrefix("-") && arg != "-" { throw .usage("unknown option '\(arg)'") }
+  }
+}

@@ -1,0 +1,71 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Where a command's text goes: the process's streams, or strings a test reads.
+public struct Console {
+  /// Writes to standard output.
+  public var out: (String) -> Void
+  /// Writes to standard error.
+  public var err: (String) -> Void
+  /// Whether standard error is a terminal (progress is shown only then).
+  public var errIsTerminal: Bool
+
+  public init(
+    out: @escaping (String) -> Void, err: @escaping (String) -> Void, errIsTerminal: Bool = false
+  ) {
+    self.out = out
+    self.err = err
+    self.errIsTerminal = errIsTerminal
+  }
+
+  /// The process's own standard output and error.
+  public static var standard: Console {
+    Console(
+      out: { _writeAll(STDOUT_FILENO, $0) }, err: { _writeAll(STDERR_FILENO, $0) },
+      errIsTerminal: isatty(STDERR_FILENO) != 0)
+  }
+}
+
+/// Progress on a terminal: a percentage, redrawn when it changes.
+struct Progress {
+  let console: Console
+  let label: String
+  let total: Int?
+  var shown = -1
+
+  init(_ console: Console, _ label: String, total: Int?) {
+    self.console = console
+    self.label = label
+    self.total = total.flatMap { $0 > 0 ? $0 : nil }
+  }
+
+  mutating func update(_ done: Int) {
+    guard console.errIsTerminal, let total else { return }
+    let percent = min(100, done * 100 / total)
+    if percent != shown {
+      shown = percent
+      console.err("\r\(label) \(percent)%")
+    }
+  }
+
+  func end() {
+    if console.errIsTerminal && shown >= 0 { console.err("\r\u{1B}[K") }
+  }
+}
+
+/// Writes all of `text` to `fd`, ignoring failures (there is nowhere left to report them).
+func _writeAll(_ fd: Int32, _ text: String) {
+  var text = text
+  text.withUTF8 { bytes in
+    var offset = 0
+    while offset < bytes.count {
+      let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 { return }
+      offset += n
+    }
+  }
+}

@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+import PCMMix
+
+/// An output that appears whole or not at all: written to a temporary file beside the target and
+/// renamed over it only by ``commit()``. Standard output (`-`) and existing non-regular files
+/// (`/dev/null`, a FIFO) are written directly.
+struct OutputFile {
+  let path: String
+  let fd: Int32
+  /// The temporary file, when writing through one.
+  let tempPath: String?
+
+  /// Creates the output for `path`, refusing one that is the same file as an input (64).
+  static func create(_ path: String, inputs: [String]) throws(CLIError) -> OutputFile {
+    if path == "-" { return OutputFile(path: path, fd: STDOUT_FILENO, tempPath: nil) }
+    var target = stat()
+    let exists = stat(path, &target) == 0
+    if exists {
+      for input in inputs where input != "-" {
+        var st = stat()
+        if stat(input, &st) == 0 && st.st_dev == target.st_dev && st.st_ino == target.st_ino {
+          throw CLIError(.usage, path, "output is the same file as input '\(input)'; refusing")
+        }
+      }
+      let kind = target.st_mode & S_IFMT
+      if kind == S_IFDIR { throw CLIError(.cantCreate, path, "is a directory") }
+      if kind != S_IFREG {
+        let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw CLIError(.cantCreate, path, _errorText(errno)) }
+        return OutputFile(path: path, fd: fd, tempPath: nil)
+      }
+    }
+    let slash = path.lastIndex(of: "/")
+    let dir = slash.map { String(path[...$0]) } ?? ""
+    let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
+    _TempFiles.counter += 1
+    let temp = "\(dir).\(base).pcm-mix-\(getpid())-\(_TempFiles.counter).tmp"
+    let fd = Glibc.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    guard fd >= 0 else {
+      let e = errno
+      let reason = e == ENOENT ? "cannot create: the folder does not exist" : _errorText(e)
+      throw CLIError(.cantCreate, path, reason)
+    }
+    _TempFiles.register(temp)
+    return OutputFile(path: path, fd: fd, tempPath: temp)
+  }
+
+  /// Puts the finished output in place.
+  func commit() throws(CLIError) {
+    guard let temp = tempPath else {
+      if fd != STDOUT_FILENO { Glibc.close(fd) }
+      return
+    }
+    if fsync(fd) != 0 || Glibc.close(fd) != 0 {
+      let e = errno
+      discard()
+      throw CLIError(.io, path, _errorText(e))
+    }
+    if rename(temp, path) != 0 {
+      let e = errno
+      unlink(temp)
+      _TempFiles.unregister(temp)
+      throw CLIError(.cantCreate, path, _errorText(e))
+    }
+    _TempFiles.unregister(temp)
+  }
+
+  /// Removes the temporary file after a failure; the target is untouched.
+  func discard() {
+    if fd != STDOUT_FILENO { Glibc.close(fd) }
+    if let temp = tempPath {
+      unlink(temp)
+      _TempFiles.unregister(temp)
+    }
+  }
+}
+
+/// Temporary files to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP).
+enum _TempFiles {
+  nonisolated(unsafe) static var counter = 0
+  /// C strings the signal handler unlinks; only touched by the main thread and the handler.
+  nonisolated(unsafe) static var paths: (UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?) =
+    (nil, nil)
+  nonisolated(unsafe) static var installed = false
+
+  static func register(_ path: String) {
+    if !installed {
+      installed = true
+      for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, _onSignal) }
+    }
+    let c = strdup(path)
+    if paths.0 == nil { paths.0 = c } else { paths.1 = c }
+  }
+
+  static func unregister(_ path: String) {
+    if let p = paths.0, String(cString: p) == path {
+      paths.0 = nil
+      free(p)
+    } else if let p = paths.1, String(cString: p) == path {
+      paths.1 = nil
+      free(p)
+    }
+  }
+}
+
+/// Unlinks pending temporary files, then dies of the same signal.
+private func _onSignal(_ sig: Int32) {
+  if let p = _TempFiles.paths.0 { unlink(p) }
+  if let p = _TempFiles.paths.1 { unlink(p) }
+  signal(sig, SIG_DFL)
+  raise(sig)
+}

@@ -1,0 +1,77 @@
+import PCMMix
+
+/// `pcm-mix probe`: each file's format on a line, or a JSON object per line; returns the exit
+/// code of the first failure, after probing every file.
+func probe(_ paths: [String], json: Bool, console: Console) -> Int32 {
+  var status: Int32 = 0
+  for path in paths {
+    do throws(CLIError) {
+      var input = try InputFile.open(InputSpec(path: path))
+      defer { input.close() }
+      var frames = input.expectedFrames
+      if frames == nil {
+        // A pipe: count by reading through.
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+        defer { scratch.deallocate() }
+        var total = 0
+        while true {
+          let n = try input.read(into: scratch)
+          if n == 0 { break }
+          total += n
+        }
+        frames = total
+      }
+      let f = input.format
+      let count = frames ?? 0
+      let seconds = Double(count) / Double(f.sampleRate)
+      let truncated = input.claimedFrames.map { count < $0 } ?? false
+      if json {
+        var line = "{\"path\":\(_jsonString(path)),\"sampleRate\":\(f.sampleRate),"
+        line += "\"channels\":\(f.channelCount),\"sampleType\":\"\(f.typeSpelling)\","
+        line += "\"frames\":\(count),\"durationSeconds\":\(seconds),\"truncated\":\(truncated)"
+        if let claimed = input.claimedFrames { line += ",\"claimedFrames\":\(claimed)" }
+        console.out(line + "}\n")
+      } else {
+        var line = "\(path): WAV \(f.typeSpelling) \(f.sampleRate) Hz \(f.channelCount) ch, "
+        line += "\(count) frames (\(_seconds(seconds)) s)"
+        if truncated, let claimed = input.claimedFrames {
+          line += ", truncated: header claims \(claimed) frames"
+        }
+        console.out(line + "\n")
+      }
+    } catch {
+      console.err(error.line + "\n")
+      if status == 0 { status = error.code.rawValue }
+    }
+  }
+  return status
+}
+
+/// `s` with three decimals.
+func _seconds(_ s: Double) -> String {
+  let ms = Int((s * 1000).rounded())
+  let frac = String(ms % 1000)
+  return "\(ms / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
+}
+
+/// A JSON string literal.
+func _jsonString(_ s: String) -> String {
+  var r = "\""
+  for u in s.unicodeScalars {
+    switch u {
+    case "\"": r += "\\\""
+    case "\\": r += "\\\\"
+    case "\n": r += "\\n"
+    case "\r": r += "\\r"
+    case "\t": r += "\\t"
+    default:
+      if u.value < 0x20 {
+        let hex = String(u.value, radix: 16)
+        r += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+      } else {
+        r.unicodeScalars.append(u)
+      }
+    }
+  }
+  return r + "\""
+}

@@ -1,0 +1,27 @@
+import PCMMix
+
+/// Runs `pcm-mix` with `args` (without the program name) and returns the exit code.
+public func runCLI(_ args: ArraySlice<String>, console: Console = .standard) -> Int32 {
+  do throws(CLIError) {
+    switch try Command.parse(args) {
+    case .help(let topic):
+      console.out(Help.text(topic) + "\n")
+      return 0
+    case .version:
+      console.out(Help.version + "\n")
+      return 0
+    case .probe(let paths, let json):
+      return probe(paths, json: json, console: console)
+    case .convert(let options):
+      try convert(options, console: console)
+    case .mix(let options):
+      try mix(options, console: console)
+    case .demo(let output):
+      try demo(output: output, console: console)
+    }
+    return 0
+  } catch {
+    console.err(error.line + "\n")
+    return error.code.rawValue
+  }
+}
