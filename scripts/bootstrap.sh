@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what building and testing PCMMix needs, only where it is missing.
+# Usage: scripts/bootstrap.sh [apt packages beyond the default set...]
+set -euo pipefail
+
+if ! command -v swift >/dev/null 2>&1; then
+  echo "bootstrap: no 'swift' on PATH; PCMMix needs a Swift 6 toolchain (6.0 or later)" >&2
+  exit 1
+fi
+
+# Debian packages the build needs. The core library needs none; pkg-config finds the C
+# libraries of the optional backends.
+packages=(pkg-config "$@")
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if ! command -v apt-get >/dev/null 2>&1; then
+    echo "bootstrap: missing ${missing[*]} and no apt-get to install them" >&2
+    exit 1
+  fi
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "bootstrap: installing ${missing[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
