@@ -1,0 +1,1 @@
+#include "alloc_counter.h"

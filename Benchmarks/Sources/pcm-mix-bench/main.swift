@@ -1,0 +1,3 @@
+import PCMMix
+
+print("pcm-mix-bench: not yet")

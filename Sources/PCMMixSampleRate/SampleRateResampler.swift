@@ -1,0 +1,2 @@
+import CSampleRate
+import PCMMix
