@@ -8,9 +8,10 @@ if ! command -v swift >/dev/null 2>&1; then
   exit 1
 fi
 
-# Debian packages the build needs. The core library needs none; pkg-config finds the C
-# libraries of the optional backends.
-packages=(pkg-config "$@")
+# Debian packages the build needs. The core library (PCMMix) needs none; the libsamplerate
+# backend needs libsamplerate, and the benchmark links soxr and speexdsp as peers. SwiftPM
+# builds every target, so all are installed.
+packages=(pkg-config libsamplerate0-dev libsoxr-dev libspeexdsp-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

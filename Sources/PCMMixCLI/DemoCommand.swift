@@ -1,9 +1,10 @@
+import PCMMix
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import PCMMix
 
 /// `pcm-mix demo`: a synthesized ReplayKit-shaped capture through ``CapturePipeline``, buffer by
 /// buffer, as a broadcast extension would run it.

@@ -1,9 +1,10 @@
+import PCMMix
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import PCMMix
 
 /// An opened input: a WAV file or headerless PCM, from a path or standard input, read as whole
 /// frames of raw bytes in its ``format``.

@@ -1,9 +1,10 @@
+import PCMMix
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import PCMMix
 
 /// An output that appears whole or not at all: written to a temporary file beside the target and
 /// renamed over it only by ``commit()``. Standard output (`-`) and existing non-regular files
@@ -83,8 +84,9 @@ struct OutputFile {
 enum _TempFiles {
   nonisolated(unsafe) static var counter = 0
   /// C strings the signal handler unlinks; only touched by the main thread and the handler.
-  nonisolated(unsafe) static var paths: (UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?) =
-    (nil, nil)
+  nonisolated(unsafe) static var paths:
+    (UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?) =
+      (nil, nil)
   nonisolated(unsafe) static var installed = false
 
   static func register(_ path: String) {

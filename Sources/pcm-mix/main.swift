@@ -1,8 +1,9 @@
+import PCMMixCLI
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
   import Darwin
 #endif
-import PCMMixCLI
 
 exit(runCLI(CommandLine.arguments.dropFirst()))

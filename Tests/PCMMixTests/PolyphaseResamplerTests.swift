@@ -17,7 +17,9 @@ import Testing
       let x = (0..<n).map { Float(0.5 * cos(2 * Double.pi * f * Double($0) / Double(inputRate))) }
       var r = PolyphaseResampler(inputRate: inputRate, outputRate: 48000, channelCount: 1)
       let y = resampleAligned(&r, x)
-      #expect(y.count == RateRatio.outputFrames(forInputFrames: n, inputRate: inputRate, outputRate: 48000))
+      #expect(
+        y.count
+          == RateRatio.outputFrames(forInputFrames: n, inputRate: inputRate, outputRate: 48000))
       let skip = 1200
       let fit = ToneFit(y, frequency: f / 48000, range: skip..<(y.count - skip))
       worst = min(worst, fit.snrDB)

@@ -36,7 +36,9 @@ public enum Decoder {
       let n = frames.count
       switch format.sampleType {
       case .u8:
-        _run(first, stride, n, dst, outputChannels) { Float(Int($0.load(as: UInt8.self)) - 128) * 0x1p-7 }
+        _run(first, stride, n, dst, outputChannels) {
+          Float(Int($0.load(as: UInt8.self)) - 128) * 0x1p-7
+        }
       case .s16:
         if big {
           _run(first, stride, n, dst, outputChannels) {

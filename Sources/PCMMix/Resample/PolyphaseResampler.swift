@@ -140,7 +140,9 @@ public struct PolyphaseResampler: Resampler {
       while true {
         // Write every output whose window is complete.
         while position + taps <= count && produced < room {
-          _kernel(bank, phase: phase, up: up, base + position, capacity, channels, out + produced * channels)
+          _kernel(
+            bank, phase: phase, up: up, base + position, capacity, channels,
+            out + produced * channels)
           produced += 1
           position += stepWhole
           phase += stepFraction
@@ -222,14 +224,17 @@ func _dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Flo
   var s1 = SIMD8<Float>()
   var i = 0
   while i + 16 <= n {
-    s0 += ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+    s0 +=
+      ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
       * rb.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-    s1 += ra.loadUnaligned(fromByteOffset: i * 4 + 32, as: SIMD8<Float>.self)
+    s1 +=
+      ra.loadUnaligned(fromByteOffset: i * 4 + 32, as: SIMD8<Float>.self)
       * rb.loadUnaligned(fromByteOffset: i * 4 + 32, as: SIMD8<Float>.self)
     i += 16
   }
   if i < n {
-    s0 += ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
+    s0 +=
+      ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
       * rb.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
   }
   return (s0 + s1).sum()
