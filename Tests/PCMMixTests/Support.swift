@@ -1,6 +1,7 @@
 import Foundation
-@testable import PCMMix
 import Testing
+
+@testable import PCMMix
 
 /// Shared helpers for the library tests: the reference vectors and a seeded generator.
 enum Vectors {
@@ -29,8 +30,9 @@ enum Vectors {
   static func float32(_ path: String) throws -> [Float] {
     let b = try bytes(path)
     return stride(from: 0, to: b.count - 3, by: 4).map { i in
-      Float(bitPattern: UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16
-        | UInt32(b[i + 3]) << 24)
+      Float(
+        bitPattern: UInt32(b[i]) | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2]) << 16
+          | UInt32(b[i + 3]) << 24)
     }
   }
 
@@ -112,8 +114,10 @@ struct ToneFit {
 /// the time-aligned one-shot output.
 func resampleAligned(_ r: inout some Resampler, _ input: [Float]) -> [Float] {
   let ch = r.channelCount
-  var out = [Float](repeating: 0, count: (r.maxOutputFrames(forInputFrames: input.count / ch)
-    + r.latency + 64) * ch)
+  var out = [Float](
+    repeating: 0,
+    count: (r.maxOutputFrames(forInputFrames: input.count / ch)
+      + r.latency + 64) * ch)
   var produced = 0
   input.withUnsafeBufferPointer { inp in
     out.withUnsafeMutableBufferPointer { o in

@@ -22,6 +22,10 @@ public enum FormatProbe {
     }
     let flags = d.flags
     let bits = d.bitsPerChannel
+    let fractionBits = (d.formatFlags & 0x1F80) >> 7
+    guard fractionBits == 0 else {
+      throw .unsupportedFixedPoint(fractionBits: fractionBits, flags: d.formatFlags)
+    }
     let type: SampleType
     if flags.contains(.isFloat) {
       switch bits {

@@ -20,6 +20,8 @@ public enum ProbeError: Error, Hashable, Sendable {
   case bytesPerPacketMismatch(UInt32, expected: UInt32)
   /// Samples padded inside wider containers (not packed), which this library does not read.
   case unsupportedUnpackedLayout(bits: UInt32, bytesPerFrame: UInt32, flags: UInt32)
+  /// Fixed-point samples (Core Audio's sample-fraction bits, mask 0x1F80, are set).
+  case unsupportedFixedPoint(fractionBits: UInt32, flags: UInt32)
   /// A buffer's byte count is not a whole number of frames.
   case partialFrame(byteCount: Int, bytesPerFrame: Int)
 }
@@ -50,6 +52,9 @@ extension ProbeError: CustomStringConvertible {
     case .unsupportedUnpackedLayout(let bits, let bpf, let flags):
       "\(bits)-bit samples in \(bpf)-byte frames (unpacked, flags 0x\(String(flags, radix: 16)))"
         + " are not supported"
+    case .unsupportedFixedPoint(let bits, let flags):
+      "fixed-point samples with \(bits) fraction bits are not supported"
+        + " (flags 0x\(String(flags, radix: 16)))"
     case .partialFrame(let count, let bpf):
       "buffer of \(count) bytes is not a whole number of \(bpf)-byte frames"
     }

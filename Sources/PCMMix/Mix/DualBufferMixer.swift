@@ -2,9 +2,12 @@
 ///
 /// Each ``mix(into:)-(UnsafeMutableBufferPointer<Float>)`` emits every frame both sources have
 /// (`min(app, mic)`) and keeps the rest of the longer side for the next call. Memory is bounded:
-/// - when one source stalls, the other's frames beyond ``Configuration/maxLagFrames`` are emitted
-///   against silence (mixed by the same policy with a zero), so audio keeps flowing with at most
-///   that much delay;
+/// - when one source stalls, the other's frames beyond the lag bound are emitted against silence
+///   (mixed by the same policy with a zero), so audio keeps flowing with at most that much delay.
+///   The bound (``lagBound(for:)``) is ``Configuration/maxLagFrames`` beyond the largest burst
+///   either source has delivered between two mix calls, less than capacity by a burst: a source
+///   that delivers 512 ms at once is not taken for stalled between its bursts, which would shift
+///   it against the other for good;
 /// - past ``Configuration/capacityFrames`` the oldest frames of a side are dropped and counted;
 /// - a disabled source takes no part and the other passes through alone, at its own gain.
 ///
@@ -16,8 +19,9 @@ public struct DualBufferMixer {
     public var channelCount: Int
     /// The most frames each side buffers (default 1 s at 48 kHz).
     public var capacityFrames: Int
-    /// How far one side may run ahead of a stalled other before its frames are emitted against
-    /// silence (default 100 ms at 48 kHz).
+    /// How far one side may run ahead of a stalled other, beyond the largest burst either side
+    /// delivers between mix calls, before its frames are emitted against silence (default
+    /// 100 ms at 48 kHz).
     public var maxLagFrames: Int
     /// How samples are combined.
     public var policy: MixPolicy
@@ -123,18 +127,31 @@ public struct DualBufferMixer {
     switch (app.isEnabled, mic.isEnabled) {
     case (true, true):
       let n = min(a, b)
-      let lag = configuration.maxLagFrames
-      return (n, max(0, a - n - lag), max(0, b - n - lag))
+      return (n, max(0, a - n - lagBound(for: .app)), max(0, b - n - lagBound(for: .mic)))
     case (true, false): return (0, a, 0)
     case (false, true): return (0, 0, b)
     case (false, false): return (0, 0, 0)
     }
   }
 
+  /// Frames `side` may hold beyond the other before its frames go out against silence:
+  /// ``Configuration/maxLagFrames`` plus the largest burst either source delivers between mix
+  /// calls (so a source that delivers 512 ms at once is not taken for stalled), but never so much
+  /// that this side's own next burst would overflow its capacity.
+  public func lagBound(for side: Side) -> Int {
+    let (x, other) = side == .app ? (app, mic) : (mic, app)
+    let own = max(x.largestBurst, x.framesSinceMix)
+    let theirs = max(other.largestBurst, other.framesSinceMix)
+    let tolerant = configuration.maxLagFrames + max(own, theirs)
+    return max(0, min(tolerant, configuration.capacityFrames - own))
+  }
+
   /// Runs the plan in blocks, handing each finished block of floats to `emit`.
   mutating func _mix(
     _ room: Int, _ emit: (_ offset: Int, _ block: UnsafePointer<Float>, _ frames: Int) -> Void
   ) -> Int {
+    app.endBurst()
+    mic.endBurst()
     let plan = _plan()
     let both = min(plan.both, room)
     let appAlone = min(plan.appAlone, room - both)

@@ -16,6 +16,11 @@ public struct MixerInput: FrameSink {
   public internal(set) var isEnabled = true
   /// Linear gain applied to every sample.
   public private(set) var gain: Float = 1
+  /// Frames appended since the last mix call: the size of the buffer being delivered.
+  var framesSinceMix = 0
+  /// The most frames ever appended between two mix calls: the largest buffer this source
+  /// delivers at once, which sets how far behind it may fall before it counts as stalled.
+  public internal(set) var largestBurst = 0
 
   init(capacity: Int, channelCount: Int, gainDB: Double) {
     fifo = FrameFIFO(capacity: capacity, channelCount: channelCount)
@@ -44,6 +49,7 @@ public struct MixerInput: FrameSink {
       counters.framesDropped += n
       return
     }
+    framesSinceMix += n
     let overflow = fifo.count + n - fifo.capacity
     var skip = 0
     if overflow > 0 {
@@ -60,5 +66,13 @@ public struct MixerInput: FrameSink {
     counters.framesDropped += fifo.count
     fifo.removeAll()
     counters.framesBuffered = 0
+  }
+}
+
+extension MixerInput {
+  /// Closes the current burst at a mix call.
+  mutating func endBurst() {
+    largestBurst = max(largestBurst, min(framesSinceMix, fifo.capacity))
+    framesSinceMix = 0
   }
 }

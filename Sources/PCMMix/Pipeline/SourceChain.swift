@@ -169,6 +169,7 @@ public struct SourceChain {
     let block = (new.sampleRate + 99) / 100
     if rateChanged {
       resampler = nil
+      leadingToDrop = 0
       if new.sampleRate != outputRate {
         let r = factory(new.sampleRate, outputRate, outputChannels)
         leadingToDrop = r.latency
