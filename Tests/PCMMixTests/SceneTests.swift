@@ -101,11 +101,16 @@ import Testing
   }
 
   /// Minimum per-channel SNR in dB against `expected_mix.f32` (soxr VHQ per stream, averaged in
-  /// float64) over [compareStart, compareEnd): the measured L 115.89 / R 120.00 dB (debug and
-  /// release builds agree) minus a 3 dB margin, rounded down to 0.5 dB. The reference itself is
-  /// 83.35 / 84.99 dB from the ideal analytic mix (int16 quantisation), so this compares
-  /// resamplers, not against the sines.
-  static let minSNRdB = 112.5
+  /// float64) over [compareStart, compareEnd): the measured L 107.69 / R 110.73 dB minus a 3 dB
+  /// margin, rounded down to 0.5 dB. The reference itself is 83.35 / 84.99 dB from the ideal
+  /// analytic mix (int16 quantisation), so this compares resamplers, not against the sines.
+  ///
+  /// The balanced preset's stop edge at 1.04 × Nyquist (for 1.5 ms of delay) lets the top 4 % of
+  /// the input band leave faint images just above the input Nyquist, where soxr VHQ rejects them;
+  /// on this int16 content that band holds quantisation noise, which is what the 108–111 dB
+  /// measures (with a stop edge at 1.0 it measured 115.89 / 120.00 dB). Tone SNR, where the
+  /// preset is specified, is above 136 dB at every rate (PolyphaseResamplerTests).
+  static let minSNRdB = 104.5
 
   /// A lag bound above the scene's longest buffer: 4000 mic frames at 32 kHz are 6000 frames
   /// (125 ms) at 48 kHz; 9600 is 200 ms.

@@ -34,8 +34,9 @@ final class _PolyphaseBank: @unchecked Sendable {
     // Frequencies in cycles per input sample.
     let lower = min(l, m)  // min(inRate, outRate) up to the common factor
     let scale = Double(lower) / Double(m) / 2  // lower Nyquist / input rate
-    let cutoff = (quality.passbandEdge + quality.stopbandEdge) / 2 * scale
-    let width = (quality.stopbandEdge - quality.passbandEdge) * scale
+    let stop = quality.stopbandEdge
+    let cutoff = (quality.passbandEdge + stop) / 2 * scale
+    let width = (stop - quality.passbandEdge) * scale
     let raw = KaiserWindow.length(attenuation: quality.attenuation, transitionWidth: width)
     taps = max(8, (raw + 7) / 8 * 8)
     let beta = KaiserWindow.beta(attenuation: quality.attenuation)
