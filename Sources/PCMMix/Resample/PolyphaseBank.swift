@@ -22,6 +22,9 @@ final class _PolyphaseBank: @unchecked Sendable {
   @usableFromInline let rows: Int
   /// 0 in exact mode; otherwise the rows per input sample of the interpolated table.
   @usableFromInline let interpolationSteps: Int
+  /// Whether dot products accumulate in Double: for rejection past 140 dB, where Float32
+  /// accumulation (about 140 dB) would be the floor.
+  @usableFromInline let accumulatesInDouble: Bool
   /// `rows × taps` coefficients, row-major.
   @usableFromInline let coefficients: UnsafeMutablePointer<Float>
 
@@ -40,6 +43,7 @@ final class _PolyphaseBank: @unchecked Sendable {
     let raw = KaiserWindow.length(attenuation: quality.attenuation, transitionWidth: width)
     taps = max(8, (raw + 7) / 8 * 8)
     let beta = KaiserWindow.beta(attenuation: quality.attenuation)
+    accumulatesInDouble = quality.attenuation > 140
     if l * taps <= Self.exactLimit {
       rows = l
       interpolationSteps = 0

@@ -196,7 +196,14 @@ func _kernel(
   _ planeStride: Int, _ channels: Int, _ out: UnsafeMutablePointer<Float>
 ) {
   let taps = bank.taps
-  if bank.interpolationSteps == 0 {
+  if bank.accumulatesInDouble {
+    let (h0, h1, t) = _rows(bank, phase: phase, up: up)
+    for c in 0..<channels {
+      let x = window + c * planeStride
+      let a = _dotDouble(h0, x, taps)
+      out[c] = Float(t == 0 ? a : a + t * (_dotDouble(h1, x, taps) - a))
+    }
+  } else if bank.interpolationSteps == 0 {
     let h = bank.coefficients + phase * taps
     var c = 0
     // Channels in pairs share each coefficient load.
@@ -220,6 +227,42 @@ func _kernel(
       out[c] = a + t * (_dot(h1, x, taps) - a)
     }
   }
+}
+
+/// The coefficient rows for a phase: the exact row (and `t` 0), or the two rows of the
+/// interpolated table around it and the fraction between them.
+@inlinable @inline(__always)
+func _rows(_ bank: _PolyphaseBank, phase: Int, up: Int) -> (
+  UnsafePointer<Float>, UnsafePointer<Float>, Double
+) {
+  let taps = bank.taps
+  guard bank.interpolationSteps > 0 else {
+    let h = UnsafePointer(bank.coefficients + phase * taps)
+    return (h, h, 0)
+  }
+  let scaled = phase * bank.interpolationSteps
+  let row = scaled / up
+  let h0 = UnsafePointer(bank.coefficients + row * taps)
+  return (h0, h0 + taps, Double(scaled - row * up) / Double(up))
+}
+
+/// Dot product of `n` floats, `n` a multiple of 8, with products and sums in Double.
+@inlinable @inline(__always)
+func _dotDouble(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Double {
+  let ra = UnsafeRawPointer(a)
+  let rb = UnsafeRawPointer(b)
+  var s0 = SIMD4<Double>()
+  var s1 = SIMD4<Double>()
+  var offset = 0
+  let end = n * 4
+  while offset < end {
+    let h = ra.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+    let x = rb.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
+    s0 += SIMD4<Double>(h.lowHalf) * SIMD4<Double>(x.lowHalf)
+    s1 += SIMD4<Double>(h.highHalf) * SIMD4<Double>(x.highHalf)
+    offset += 32
+  }
+  return (s0 + s1).sum()
 }
 
 /// Dot product of `n` floats, `n` a multiple of 8, in SIMD lanes with two accumulators.

