@@ -21,7 +21,9 @@ let package = Package(
     .executableTarget(name: "pcm-mix", dependencies: ["PCMMixCLI"]),
 
     // Benchmarks: peers (soxr, speexdsp) are linked by the benchmark alone.
-    .target(name: "CBenchPeers", path: "Benchmarks/Sources/CBenchPeers"),
+    .target(
+      name: "CBenchPeers", path: "Benchmarks/Sources/CBenchPeers",
+      linkerSettings: [.linkedLibrary("soxr"), .linkedLibrary("speexdsp"), .linkedLibrary("m")]),
     .target(name: "CAllocCounter", path: "Benchmarks/Sources/CAllocCounter"),
     .executableTarget(
       name: "pcm-mix-bench",

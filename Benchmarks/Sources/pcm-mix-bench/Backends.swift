@@ -1,0 +1,62 @@
+import CBenchPeers
+import PCMMix
+
+/// A resampler the benchmark compares: a name, where it comes from, and how to make one.
+struct Backend {
+  enum Family: String {
+    case builtin
+    case libsamplerate
+    case soxr
+    case speexdsp
+  }
+
+  /// Row name, e.g. `builtin-balanced`, `src-best`, `soxr-hq`, `speex-5`.
+  let name: String
+  let family: Family
+  /// Makes a converter for (input rate, output rate, channels), or nil when refused.
+  let make: (Int, Int, Int) -> (any Resampler)?
+
+  /// The backends the capture pipeline can run: the built-in presets, then libsamplerate's
+  /// converters.
+  static var pipelineBackends: [(name: String, factory: ResamplerFactory)] {
+    BuiltinPresets.all.map { ("builtin-" + $0.name, SourceChain.builtin($0.quality)) }
+      + SampleRateBackends.all
+  }
+
+  /// Every backend of the resampler table, in its row order.
+  static var all: [Backend] {
+    var list = pipelineBackends.map { pair in
+      Backend(
+        name: pair.name, family: pair.name.hasPrefix("builtin") ? .builtin : .libsamplerate,
+        make: { pair.factory($0, $1, $2) })
+    }
+    let soxr: [(String, bench_soxr_quality)] = [
+      ("lq", BENCH_SOXR_LQ), ("mq", BENCH_SOXR_MQ), ("hq", BENCH_SOXR_HQ),
+      ("vhq", BENCH_SOXR_VHQ),
+    ]
+    for (label, q) in soxr {
+      list.append(
+        Backend(name: "soxr-" + label, family: .soxr) {
+          PeerResampler(
+            kind: BENCH_PEER_SOXR, quality: Int32(q.rawValue), inputRate: $0, outputRate: $1,
+            channels: $2)
+        })
+    }
+    for q: Int32 in [3, 5, 10] {
+      list.append(
+        Backend(name: "speex-\(q)", family: .speexdsp) {
+          PeerResampler(
+            kind: BENCH_PEER_SPEEX, quality: q, inputRate: $0, outputRate: $1, channels: $2)
+        })
+    }
+    return list
+  }
+}
+
+/// The built-in ``ResamplerQuality`` presets, as the library lists them.
+enum BuiltinPresets {
+  static var all: [(name: String, quality: ResamplerQuality)] { ResamplerQuality.presets }
+
+  /// The preset `CapturePipeline.Configuration()` uses.
+  static let defaultName = "builtin-balanced"
+}

@@ -1,0 +1,56 @@
+/// Command-line options of `pcm-mix-bench`.
+struct Options {
+  /// Seconds of audio in the capture scene (default 60); every other section scales with it.
+  var seconds = 60.0
+  /// Where to write the JSON records, if anywhere.
+  var jsonPath: String?
+  /// Runs only rows whose `section/row` name contains this (case-insensitive).
+  var filter: String?
+
+  /// `seconds / 60`: the factor every section's length is scaled by.
+  var scale: Double { seconds / 60 }
+
+  static let usage = """
+    usage: pcm-mix-bench [--seconds S] [--json FILE] [--filter SUBSTRING]
+
+      --seconds S      seconds of audio in the capture scene (default 60); every section scales
+                       with it (the CLI files are 10 s per scene second: 10 minutes by default)
+      --json FILE      also write every measurement as a JSON array of
+                       {"section", "name", "metric", "value", "unit"} records
+      --filter SUB     run only the rows whose SECTION/ROW name contains SUB (case-insensitive):
+                       sections capture, stages, resamplers, cli; e.g. soxr, src-, 44100,
+                       capture/builtin, cli/sox
+    """
+
+  /// Parses the arguments after the program name.
+  static func parse(_ args: ArraySlice<String>) -> Result<Options, OptionError> {
+    var o = Options()
+    var rest = args
+    while let arg = rest.popFirst() {
+      switch arg {
+      case "-h", "--help":
+        return .failure(.help)
+      case "--seconds":
+        guard let v = rest.popFirst().flatMap(Double.init), v > 0, v.isFinite else {
+          return .failure(.bad("--seconds takes a positive number"))
+        }
+        o.seconds = v
+      case "--json":
+        guard let v = rest.popFirst() else { return .failure(.bad("--json takes a file path")) }
+        o.jsonPath = v
+      case "--filter":
+        guard let v = rest.popFirst() else { return .failure(.bad("--filter takes a substring")) }
+        o.filter = v
+      default:
+        return .failure(.bad("unknown argument '\(arg)'"))
+      }
+    }
+    return .success(o)
+  }
+}
+
+/// Why the arguments were not taken.
+enum OptionError: Error {
+  case help
+  case bad(String)
+}

@@ -1,0 +1,103 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Every measurement of a run, with its unit, and the filter that picks what runs.
+final class Report {
+  /// One measurement: `{"section", "name", "metric", "value", "unit"}` in the JSON output.
+  struct Record {
+    var section: String
+    var name: String
+    var metric: String
+    var value: Double
+    var unit: String
+  }
+
+  private(set) var records: [Record] = []
+  /// Lower-cased substring a section or row name must contain to run; nil runs everything.
+  let filter: String?
+
+  init(filter: String?) {
+    self.filter = filter?.lowercased()
+  }
+
+  /// Whether the filter lets `section` run at all (the section's own name, or any of its rows).
+  func wants(section: String, rows: [String]) -> Bool {
+    rows.contains { wants(section: section, row: $0) }
+  }
+
+  /// Whether the filter lets `row` of `section` run: it is matched against `section/row`, so
+  /// `capture` picks a section, `soxr` a backend everywhere, `capture/builtin` both.
+  func wants(section: String, row: String) -> Bool {
+    guard let filter else { return true }
+    return (section + "/" + row).lowercased().contains(filter)
+  }
+
+  /// Keeps one measurement for the JSON output.
+  func record(_ section: String, _ name: String, _ metric: String, _ value: Double, _ unit: String)
+  {
+    records.append(Record(section: section, name: name, metric: metric, value: value, unit: unit))
+  }
+
+  /// Writes every record as a JSON array; returns false when the file cannot be written.
+  func writeJSON(to path: String) -> Bool {
+    var text = "[\n"
+    for (i, r) in records.enumerated() {
+      let value = r.value.isFinite ? "\(r.value)" : "null"
+      text +=
+        "  {\"section\": \(quoted(r.section)), \"name\": \(quoted(r.name)), "
+        + "\"metric\": \(quoted(r.metric)), \"value\": \(value), \"unit\": \(quoted(r.unit))}"
+      text += i + 1 < records.count ? ",\n" : "\n"
+    }
+    text += "]\n"
+    guard let f = fopen(path, "w") else { return false }
+    let bytes = Array(text.utf8)
+    let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+    return fclose(f) == 0 && written == bytes.count
+  }
+}
+
+/// A JSON string literal.
+private func quoted(_ s: String) -> String {
+  var out = "\""
+  for u in s.unicodeScalars {
+    switch u {
+    case "\"": out += "\\\""
+    case "\\": out += "\\\\"
+    case "\n": out += "\\n"
+    case "\t": out += "\\t"
+    default:
+      if u.value < 0x20 {
+        out += format("\\u%04x", u.value)
+      } else {
+        out.unicodeScalars.append(u)
+      }
+    }
+  }
+  return out + "\""
+}
+
+/// A table printed row by row as results arrive: the first column left-aligned, the rest right.
+struct Table {
+  let columns: [(title: String, width: Int)]
+
+  /// Prints the title line and the column headers.
+  func start(_ title: String) {
+    emit("")
+    emit(title)
+    row(columns.map(\.title))
+    emit(String(repeating: "-", count: columns.map(\.width).reduce(0, +) + 2 * columns.count - 2))
+  }
+
+  /// Prints one row; missing cells are blank.
+  func row(_ cells: [String]) {
+    var line = ""
+    for (i, column) in columns.enumerated() {
+      let cell = i < cells.count ? cells[i] : ""
+      line += i == 0 ? padRight(cell, column.width) : "  " + pad(cell, column.width)
+    }
+    emit(line)
+  }
+}

@@ -1,0 +1,249 @@
+import PCMMix
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// Section 3: every backend on the same workloads in the same run, in 10 ms blocks.
+///
+/// Speed: white noise, one timed `process` call per 10 ms input block, in ns per output sample
+/// per channel. Quality: a 0.5-amplitude tone at each of `toneCount` frequencies from 100 Hz to
+/// 0.9 × the lower Nyquist, streamed in 10 ms blocks; the ideal sine is fitted to the steady part
+/// of the raw output (no delay dropped), giving the worst SNR, the gain at the top tone, and the
+/// delay from the fitted phase (100 Hz and 110 Hz fits; see ``ToneFit/delay(_:at:_:at:)``).
+///
+/// Delay alone misses what a converter holds back: soxr shifts its output so that it has no
+/// phase delay, and withholds output until its filter has what it needs instead. So the table
+/// also shows the streaming latency: after each block, how far the newest output sample's
+/// content lags the newest input (input time fed − output frames out / rate + delay), averaged
+/// over the steady blocks. For converters that emit all they can, it is the delay.
+enum ResamplerTable {
+  static let section = "resamplers"
+  static let workloads = [
+    (44_100, 48_000, 2), (32_000, 48_000, 1), (16_000, 48_000, 1), (96_000, 48_000, 2),
+  ]
+  static let toneCount = 8
+  static let amplitude = 0.5
+  /// Output skipped before the fit: covers every backend's delay and start-up transient.
+  static let settle = 0.1
+
+  static func rowName(_ backend: String, _ w: (Int, Int, Int)) -> String {
+    "\(backend) \(w.0)->\(w.1) \(w.2)ch"
+  }
+
+  static func run(_ options: Options, report: Report, allocCounterWorks: Bool) {
+    let backends = Backend.all
+    let names = workloads.flatMap { w in backends.map { rowName($0.name, w) } }
+    guard report.wants(section: section, rows: names) else { return }
+    let speedSeconds = max(0.5, 10 * options.scale)
+    let toneSeconds = min(1.0, max(0.3, options.scale))
+    let table = Table(columns: [
+      ("backend", 18), ("mean ns", 7), ("p50 ns", 7), ("p99 ns", 7), ("x realtime", 10),
+      ("worst SNR dB", 12), ("gain@.9Nyq dB", 13), ("delay ms", 8), ("delay smp", 9),
+      ("latency ms", 10), ("allocs/blk", 10),
+    ])
+    emit("")
+    emit(
+      "Resamplers: \(fixed(speedSeconds, 1)) s of noise per row for speed (ns per output sample "
+        + "per channel, per 10 ms block; mean: the best of \(repetitions) repetitions, x realtime "
+        + "from it); \(toneCount) tones of \(fixed(toneSeconds, 2)) s each "
+        + "for quality, fitted after \(fixed(settle * 1000, 0)) ms; delay from the fitted phase "
+        + "(smp: output samples); latency adds the output a converter withholds")
+    var ratioLines: [String] = []
+    for w in workloads {
+      let (inRate, outRate, channels) = w
+      let rows = backends.filter { report.wants(section: section, row: rowName($0.name, w)) }
+      guard !rows.isEmpty else { continue }
+      table.start("\(inRate) -> \(outRate) Hz, \(channels) ch")
+      let tones = toneFrequencies(inRate: inRate, outRate: outRate)
+      let toneFrames = Int(toneSeconds * Double(inRate))
+      let fitEnd = Int(toneSeconds * Double(outRate)) - outRate / 100
+      let start = Int(settle * Double(outRate))
+      let bases = (tones + [110]).map {
+        ToneFit.Basis(frequency: $0, rate: outRate, start: start, end: fitEnd)
+      }
+      var times: [String: (p50: Double, mean: Double)] = [:]
+      for backend in rows {
+        let name = rowName(backend.name, w)
+        guard var r = backend.make(inRate, outRate, channels) else {
+          table.row([backend.name, "refused"])
+          continue
+        }
+        let speed = measureSpeed(&r, seconds: speedSeconds)
+        var fits: [ToneFit] = []
+        var worst = Double.infinity
+        var lag: [Double] = []
+        for basis in bases {
+          guard var fresh = backend.make(inRate, outRate, channels) else { continue }
+          let (out, progress) = streamTone(&fresh, frequency: basis.frequency, frames: toneFrames)
+          if lag.isEmpty {
+            lag = progress.filter { Double($0.in) >= settle * Double(inRate) }.map {
+              Double($0.in) / Double(inRate) - Double($0.out) / Double(outRate)
+            }
+          }
+          let perChannel = out.withUnsafeBufferPointer { buf in
+            (0..<channels).map { ToneFit(buf, channel: $0, channels: channels, basis: basis) }
+          }
+          fits.append(perChannel[0])
+          if basis.frequency != 110 {
+            worst = min(worst, perChannel.map(\.snrDB).min()!)
+            report.record(
+              section, name, "snr_\(Int(basis.frequency.rounded()))Hz",
+              perChannel.map(\.snrDB).min()!, "dB")
+          }
+        }
+        let gain = 20 * log10(fits[tones.count - 1].amplitude / amplitude)
+        let delay = ToneFit.delay(fits[0], at: tones[0], fits[tones.count], at: 110)
+        let latency = Summary(lag.map { $0 + delay })
+        let perSample = Double(outRate / 100 * channels)
+        let p50 = speed.ns.median / perSample
+        let p99 = speed.ns.p99 / perSample
+        let mean = speed.bestMean / perSample
+        let realtime = 1e7 / speed.bestMean
+        times[backend.name] = (p50, mean)
+        table.row([
+          backend.name, short(mean), short(p50), short(p99), fixed(realtime, 0),
+          fixed(worst, 1), fixed(gain, 3), fixed(delay * 1000, 3),
+          fixed(delay * Double(outRate), 1), fixed(latency.mean * 1000, 2),
+          allocCounterWorks ? fixed(speed.allocationsPerBlock, 2) : "n/a",
+        ])
+        let rec = { report.record(section, name, $0, $1, $2) }
+        rec("ns_per_sample_p50", p50, "ns")
+        rec("ns_per_sample_p99", p99, "ns")
+        rec("ns_per_sample_min", speed.ns.min / perSample, "ns")
+        rec("ns_per_sample_mean", mean, "ns")
+        rec("ns_per_sample_mean_median_repetition", speed.medianMean / perSample, "ns")
+        rec("ns_per_sample_mean_all_blocks", speed.ns.mean / perSample, "ns")
+        rec("block_p50", speed.ns.median / 1000, "us")
+        rec("block_p99", speed.ns.p99 / 1000, "us")
+        rec("block_max", speed.ns.max / 1000, "us")
+        rec("throughput", realtime, "x realtime")
+        rec("worst_snr", worst, "dB")
+        rec("gain_at_0.9_nyquist", gain, "dB")
+        rec("delay", delay * 1000, "ms")
+        rec("delay_output_frames", delay * Double(outRate), "frames")
+        rec("stream_latency_mean", latency.mean * 1000, "ms")
+        rec("stream_latency_max", latency.max * 1000, "ms")
+        rec("reported_latency", Double(r.latency), "frames")
+        if allocCounterWorks { rec("allocations_per_block", speed.allocationsPerBlock, "count") }
+      }
+      if let ours = times[BuiltinPresets.defaultName], let soxr = times["soxr-hq"] {
+        let label = "\(inRate)->\(outRate) \(channels)ch"
+        ratioLines.append(
+          "  \(padRight(label, 18)) \(fixed(ours.mean / soxr.mean, 2))x (mean)   "
+            + "\(fixed(ours.p50 / soxr.p50, 2))x (p50)")
+        report.record(
+          section, label, "builtin_balanced_over_soxr_hq_p50", ours.p50 / soxr.p50, "ratio")
+        report.record(
+          section, label, "builtin_balanced_over_soxr_hq_mean", ours.mean / soxr.mean, "ratio")
+      }
+    }
+    if !ratioLines.isEmpty {
+      emit("")
+      emit(
+        "Time of \(BuiltinPresets.defaultName) / soxr-hq per 10 ms block, same run (below 1: ours "
+          + "is faster; soxr works in larger internal blocks, so its p50 block can be nearly "
+          + "empty and the mean is the fair comparison):")
+      for line in ratioLines { emit(line) }
+    }
+  }
+
+  /// `toneCount` frequencies, evenly spaced in log frequency from 100 Hz to 0.9 × the lower
+  /// Nyquist.
+  static func toneFrequencies(inRate: Int, outRate: Int) -> [Double] {
+    let top = 0.9 * Double(min(inRate, outRate)) / 2
+    return (0..<toneCount).map {
+      100 * pow(top / 100, Double($0) / Double(toneCount - 1))
+    }
+  }
+
+  /// Times one `process` call per 10 ms block of white noise.
+  /// Repetitions the speed run is split into; the mean block time is the best repetition's, so
+  /// a stretch preempted by another process does not count against a backend.
+  static let repetitions = 5
+
+  /// Times one `process` call per 10 ms block of white noise, after 50 untimed blocks.
+  ///
+  /// Returns the distribution over every block, the mean block time of the best of
+  /// ``repetitions`` equal runs and the median of those means, and allocations per block.
+  static func measureSpeed(_ r: inout some Resampler, seconds: Double) -> (
+    ns: Summary, bestMean: Double, medianMean: Double, allocationsPerBlock: Double
+  ) {
+    let ch = r.channelCount
+    let block = r.inputRate / 100
+    let pool = 100
+    var rng = SplitMix64(seed: 4)
+    let input = (0..<(block * ch * pool)).map { _ in Float(rng.nextSigned() * 0.5) }
+    var output = [Float](repeating: 0, count: r.maxOutputFrames(forInputFrames: block) * ch)
+    let perRepetition = max(4, Int(seconds * 100) / repetitions)
+    let blocks = perRepetition * repetitions
+    var ns = [UInt64](repeating: 0, count: blocks)
+    var check: Float = 0
+    var allocations: UInt64 = 0
+    input.withUnsafeBufferPointer { inBuf in
+      output.withUnsafeMutableBufferPointer { outBuf in
+        for b in 0..<50 {
+          let slice = UnsafeBufferPointer(
+            rebasing: inBuf[(b % pool * block * ch)...].prefix(block * ch))
+          _ = r.process(slice, into: outBuf)
+        }
+        AllocCounting.setEnabled(true)
+        let a0 = AllocCounting.events
+        for b in 0..<blocks {
+          let offset = b % pool * block * ch
+          let slice = UnsafeBufferPointer(rebasing: inBuf[offset..<(offset + block * ch)])
+          let t0 = nowNS()
+          let n = r.process(slice, into: outBuf).produced
+          ns[b] = nowNS() - t0
+          if n > 0 { check += outBuf[n * ch - 1] }
+        }
+        allocations = AllocCounting.events - a0
+        AllocCounting.setEnabled(false)
+      }
+    }
+    blackHole(check)
+    let means = (0..<repetitions).map { k in
+      ns[(k * perRepetition)..<((k + 1) * perRepetition)].reduce(0) { $0 + Double($1) }
+        / Double(perRepetition)
+    }
+    return (
+      Summary(ns), means.min()!, Summary(means).median,
+      Double(allocations) / Double(blocks)
+    )
+  }
+
+  /// Streams `frames` frames of `amplitude·sin(2πft)` (every channel alike) in 10 ms blocks and
+  /// returns the raw output, delay included, not flushed, and the input frames fed and output
+  /// frames produced so far after each block.
+  static func streamTone(_ r: inout some Resampler, frequency: Double, frames: Int) -> (
+    output: [Float], progress: [(in: Int, out: Int)]
+  ) {
+    let ch = r.channelCount
+    let block = r.inputRate / 100
+    var input = [Float](repeating: 0, count: block * ch)
+    var output = [Float](repeating: 0, count: r.maxOutputFrames(forInputFrames: block) * ch)
+    var all: [Float] = []
+    var progress: [(in: Int, out: Int)] = []
+    all.reserveCapacity((frames * r.outputRate / r.inputRate + 4_096) * ch)
+    let w = 2 * Double.pi * frequency / Double(r.inputRate)
+    var n = 0
+    while n < frames {
+      let count = min(block, frames - n)
+      for i in 0..<count {
+        let x = Float(amplitude * sin(w * Double(n + i)))
+        for c in 0..<ch { input[i * ch + c] = x }
+      }
+      let produced = input.withUnsafeBufferPointer { inBuf in
+        output.withUnsafeMutableBufferPointer { outBuf in
+          r.process(UnsafeBufferPointer(rebasing: inBuf[..<(count * ch)]), into: outBuf).produced
+        }
+      }
+      all += output[..<(produced * ch)]
+      n += count
+      progress.append((n, all.count / ch))
+    }
+    return (all, progress)
+  }
+}

@@ -1,0 +1,112 @@
+import PCMMix
+
+/// Section 2: each stage of the pipeline on one 10 ms block, timed alone.
+enum StageBench {
+  static let section = "stages"
+  static let batch = 16
+
+  static func run(_ options: Options, report: Report) {
+    let names =
+      ["decode", "upmix"] + BuiltinPresets.all.map { "resample builtin-\($0.name)" } + ["mix"]
+    guard report.wants(section: section, rows: names) else { return }
+    let batches = max(20, Int(2_000 * options.scale))
+    let table = Table(columns: [
+      ("stage (one 10 ms block)", 52), ("min ns", 8), ("p50 ns", 8), ("p99 ns", 8),
+      ("ns/frame", 8),
+    ])
+    table.start(
+      "Stages: \(batches) batches of \(batch) blocks each, ns per block (batch time / \(batch))")
+    var rng = SplitMix64(seed: 3)
+
+    func show(_ name: String, _ label: String, frames: Int, _ ns: [Double]) {
+      let s = Summary(ns)
+      table.row([
+        label, fixed(s.min, 0), fixed(s.median, 0), fixed(s.p99, 0),
+        fixed(s.median / Double(frames), 2),
+      ])
+      report.record(section, name, "block_min", s.min, "ns")
+      report.record(section, name, "block_p50", s.median, "ns")
+      report.record(section, name, "block_p99", s.p99, "ns")
+      report.record(section, name, "frame_p50", s.median / Double(frames), "ns")
+    }
+
+    if report.wants(section: section, row: "decode") {
+      // s16be stereo, 441 frames: byte swap and scale to Float.
+      let format = PCMFormat(sampleRate: 44_100, channelCount: 2, sampleType: .s16, byteOrder: .big)
+      let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 441 * 4, alignment: 16)
+      for i in 0..<(441 * 2) {
+        bytes.storeBytes(
+          of: Int16(truncatingIfNeeded: rng.next()), toByteOffset: 2 * i, as: Int16.self)
+      }
+      let out = UnsafeMutableBufferPointer<Float>.allocate(capacity: 441 * 2)
+      out.initialize(repeating: 0)
+      let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
+        Decoder.decode(
+          UnsafeRawBufferPointer(bytes), format: format, totalFrames: 441, frames: 0..<441,
+          outputChannels: 2, into: out)
+        blackHole(out[440])
+      }
+      show("decode", "decode s16be stereo, 441 frames", frames: 441, ns)
+      bytes.deallocate()
+      out.deallocate()
+    }
+
+    if report.wants(section: section, row: "upmix") {
+      let input = UnsafeMutableBufferPointer<Float>.allocate(capacity: 320)
+      for i in 0..<320 { input[i] = Float(rng.nextSigned()) }
+      let out = UnsafeMutableBufferPointer<Float>.allocate(capacity: 640)
+      out.initialize(repeating: 0)
+      let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
+        ChannelMapper.map(
+          UnsafeBufferPointer(input), inputChannels: 1, frames: 320, into: out,
+          outputChannels: 2)
+        blackHole(out[639])
+      }
+      show("upmix", "upmix mono -> stereo, 320 frames", frames: 320, ns)
+      input.deallocate()
+      out.deallocate()
+    }
+
+    for (name, quality) in BuiltinPresets.all
+    where report.wants(section: section, row: "resample builtin-\(name)") {
+      var r = PolyphaseResampler(
+        inputRate: 44_100, outputRate: 48_000, channelCount: 2, quality: quality)
+      let input = UnsafeMutableBufferPointer<Float>.allocate(capacity: 441 * 2)
+      for i in 0..<(441 * 2) { input[i] = Float(rng.nextSigned()) * 0.5 }
+      let out = UnsafeMutableBufferPointer<Float>.allocate(
+        capacity: r.maxOutputFrames(forInputFrames: 441) * 2)
+      out.initialize(repeating: 0)
+      let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
+        let n = r.process(UnsafeBufferPointer(input), into: out).produced
+        blackHole(out[max(0, 2 * n - 1)])
+      }
+      show(
+        "resample builtin-\(name)", "resample 44.1 -> 48 kHz stereo, 441 frames, \(name)",
+        frames: 480, ns)
+      input.deallocate()
+      out.deallocate()
+    }
+
+    if report.wants(section: section, row: "mix") {
+      var mixer = DualBufferMixer()
+      let a = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
+      let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
+      for i in 0..<960 {
+        a[i] = Float(rng.nextSigned()) * 0.5
+        b[i] = Float(rng.nextSigned()) * 0.5
+      }
+      let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
+      out.initialize(repeating: 0)
+      let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
+        mixer.app.append(UnsafeBufferPointer(a))
+        mixer.mic.append(UnsafeBufferPointer(b))
+        let n = mixer.mix(into: out)
+        blackHole(n)
+      }
+      show("mix", "mix 480 frames stereo to int16 (2 appends + mix)", frames: 480, ns)
+      a.deallocate()
+      b.deallocate()
+      out.deallocate()
+    }
+  }
+}

@@ -1,0 +1,58 @@
+#!/bin/sh
+# Smoke test of the benchmark (no timing assertions): builds in release, runs every section
+# briefly, and checks that the JSON is a well-formed array of measurement records covering each
+# section, and that the allocation counter saw Swift's allocations.
+#
+#   Benchmarks/smoke.sh            (from anywhere; SWIFT overrides the swift command)
+set -eu
+cd "$(dirname "$0")/.."
+SWIFT="${SWIFT:-swift}"
+json="$(mktemp "${TMPDIR:-/tmp}/pcm-mix-bench-smoke.XXXXXX")"
+trap 'rm -f "$json"' EXIT INT TERM
+
+# One build of every product, so the pcm-mix binary the CLI section runs matches the library.
+"$SWIFT" build -c release
+"$SWIFT" run -c release --skip-build pcm-mix-bench --seconds 0.2 --json "$json"
+
+python3 - "$json" <<'PY'
+import json, math, shutil, sys
+
+with open(sys.argv[1]) as f:
+    records = json.load(f)
+assert isinstance(records, list) and records, "expected a non-empty JSON array"
+keys = {"section", "name", "metric", "value", "unit"}
+for r in records:
+    assert isinstance(r, dict) and set(r) == keys, f"bad record {r!r}"
+    for k in ("section", "name", "metric", "unit"):
+        assert isinstance(r[k], str) and r[k], f"bad {k} in {r!r}"
+    v = r["value"]
+    assert v is None or (isinstance(v, (int, float)) and math.isfinite(v)), f"bad value in {r!r}"
+
+def value(section, name, metric):
+    hits = [r["value"] for r in records
+            if r["section"] == section and r["name"] == name and r["metric"] == metric]
+    assert hits, f"missing {section} / {name} / {metric}"
+    return hits[0]
+
+sections = {r["section"] for r in records}
+for s in ("machine", "capture", "stages", "resamplers", "cli"):
+    assert s in sections, f"no records for section {s}"
+assert value("machine", "alloc_counter", "counted_for_100_arrays") >= 100, "allocations not counted"
+for metric in ("callback_p50", "callback_p99", "callback_p99.9", "callback_max",
+               "allocations_first_window", "allocations_after_first_window", "retained",
+               "peak_rss", "throughput"):
+    value("capture", "builtin-balanced", metric)
+for stage in ("decode", "upmix", "resample builtin-balanced", "mix"):
+    value("stages", stage, "block_p50")
+row = "builtin-balanced 44100->48000 2ch"
+for metric in ("ns_per_sample_p50", "ns_per_sample_p99", "throughput", "worst_snr",
+               "gain_at_0.9_nyquist", "delay", "stream_latency_mean"):
+    value("resamplers", row, metric)
+for peer in ("soxr-hq", "speex-5"):
+    value("resamplers", f"{peer} 44100->48000 2ch", "ns_per_sample_p50")
+value("cli", "pcm-mix mix", "wall_median")
+value("cli", "pcm-mix mix", "peak_rss")
+if shutil.which("sox"):
+    value("cli", "sox -m", "wall_median")
+print(f"smoke: {len(records)} records in {len(sections)} sections, JSON well formed")
+PY
