@@ -330,6 +330,30 @@ import Testing
     #expect(unequal == nil, "L ≠ R in the mono part")
   }
 
+  /// A mono source is resampled as mono and duplicated; when it turns stereo the resampler's
+  /// history is carried over, so the output equals the stream sent as stereo throughout.
+  @Test func monoThenStereoContinuesWithoutASeam() throws {
+    let rate = 32_000
+    let mono = Self.tone(700, rate: rate, frames: 5000, amplitude: 0.4)
+    let stereo = Self.interleave([
+      Self.tone(2000, rate: rate, frames: 6000, amplitude: 0.45),
+      Self.tone(500, rate: rate, frames: 6000, amplitude: 0.35),
+    ])
+    var chain = SourceChain()
+    let out = try Self.run(
+      &chain,
+      [
+        (Self.f32Bytes(mono), Self.describe(rate, 1, .f32)),
+        (Self.f32Bytes(stereo), Self.describe(rate, 2, .f32)),
+      ]
+    ).output
+    let steady = try Self.run([
+      (Self.f32Bytes(Self.interleave([mono, mono]) + stereo), Self.describe(rate, 2, .f32))
+    ])
+    #expect(out.count == steady.count)
+    #expect(Self.firstDifference(out, steady) == nil)
+  }
+
   /// Each segment of a stream whose rate changes comes out exactly as that segment would alone:
   /// the old resampler's flushed tail first, then the new format from silence, with nothing of
   /// the old tone carried into the new and no frame of the new one lost.

@@ -35,4 +35,22 @@ public enum ChannelMapper {
       }
     }
   }
+
+  /// Turns the first `frames` mono samples of `buffer` into `frames` stereo frames in place
+  /// (L = R = x), working from the end so no sample is overwritten before it is read.
+  ///
+  /// - Precondition: `buffer.count >= 2 × frames`.
+  /// - Complexity: O(`frames`).
+  @inlinable
+  public static func duplicateInPlace(_ buffer: UnsafeMutableBufferPointer<Float>, frames: Int) {
+    precondition(buffer.count >= 2 * frames)
+    guard let p = buffer.baseAddress else { return }
+    var i = frames - 1
+    while i >= 0 {
+      let x = p[i]
+      p[2 * i + 1] = x
+      p[2 * i] = x
+      i -= 1
+    }
+  }
 }

@@ -1,5 +1,7 @@
 /// One source's path from raw bytes to time-aligned frames at the output rate:
-/// probe → decode → channel map → resample, in blocks of at most 10 ms of input.
+/// probe → decode → resample → channel map, in blocks of at most 10 ms of input. The resampler
+/// runs on the fewer of the input's and the output's channels (a mono mic is resampled once,
+/// then duplicated: the same samples as duplicating first, at half the cost).
 ///
 /// State carries from one buffer to the next (resampler history and phase), so any split of a
 /// stream into buffers gives the same frames. Buffers of any length are taken; scratch storage
@@ -8,7 +10,8 @@
 ///
 /// When the input rate changes mid-stream, the old resampler's tail is flushed into the sink and
 /// a new one starts from silence: no sample of the old format is held into the new one. Changes
-/// of byte order, sample type or channel count take effect at the next buffer with no reset.
+/// of byte order or sample type take effect at the next buffer with no reset, and so does a
+/// change of channel count with the built-in resampler (its history is remapped).
 public struct SourceChain {
   /// Frames per second out.
   public let outputRate: Int
@@ -20,6 +23,8 @@ public struct SourceChain {
   public private(set) var format: PCMFormat?
   @usableFromInline var lastDescription: StreamDescription?
   @usableFromInline var resampler: (any Resampler)?
+  /// Channels the resampler runs on: the fewer of the input's (up to 2) and the output's.
+  @usableFromInline var resampleChannels = 0
   /// Leading resampler frames still to drop for time alignment.
   @usableFromInline var leadingToDrop = 0
   @usableFromInline var blockFrames = 0
@@ -93,6 +98,7 @@ public struct SourceChain {
     if format != self.format { reconfigure(format, into: &sink) }
     let total = bytes.count / frameBytes
     let decodedChannels = min(format.channelCount, 2)
+    let channels = resampleChannels
     let outChannels = outputChannels
     var scratch = takeScratch()
     _withBuffers(&scratch) { d, m, o in
@@ -102,15 +108,22 @@ public struct SourceChain {
         Decoder.decode(
           bytes, format: format, totalFrames: total, frames: start..<(start + n),
           outputChannels: decodedChannels, into: d)
-        ChannelMapper.map(
-          UnsafeBufferPointer(d), inputChannels: decodedChannels, frames: n, into: m,
-          outputChannels: outChannels)
-        let block = UnsafeBufferPointer(rebasing: m[..<(n * outChannels)])
         if resampler == nil {
-          forward(block, into: &sink)
+          // Equal rates: map straight to the output channels.
+          ChannelMapper.map(
+            UnsafeBufferPointer(d), inputChannels: decodedChannels, frames: n, into: o,
+            outputChannels: outChannels)
+          forward(UnsafeBufferPointer(rebasing: o[..<(n * outChannels)]), into: &sink)
         } else {
-          let produced = resampler!.process(block, into: o).produced
-          forward(UnsafeBufferPointer(rebasing: o[..<(produced * outChannels)]), into: &sink)
+          // Resample as few channels as the output allows: downmix before, upmix after.
+          var input = UnsafeBufferPointer(rebasing: d[..<(n * decodedChannels)])
+          if channels != decodedChannels {
+            ChannelMapper.map(
+              input, inputChannels: decodedChannels, frames: n, into: m, outputChannels: channels)
+            input = UnsafeBufferPointer(rebasing: m[..<(n * channels)])
+          }
+          let produced = resampler!.process(input, into: o).produced
+          emit(o, frames: produced, into: &sink)
         }
         start += n
       }
@@ -124,18 +137,29 @@ public struct SourceChain {
   /// the chain for a new stream at the same rate.
   public mutating func finish<Sink: FrameSink>(into sink: inout Sink) {
     guard resampler != nil else { return }
-    let outChannels = outputChannels
     var scratch = takeScratch()
     _withBuffers(&scratch) { _, _, o in
       while true {
         let n = resampler!.flush(into: o)
         if n == 0 { break }
-        forward(UnsafeBufferPointer(rebasing: o[..<(n * outChannels)]), into: &sink)
+        emit(o, frames: n, into: &sink)
       }
     }
     (decoded, mapped, resampled) = scratch
     resampler!.reset()
     leadingToDrop = resampler!.latency
+  }
+
+  /// Upmixes `frames` resampled frames in place when the resampler runs on fewer channels than
+  /// the output, then forwards them.
+  @usableFromInline
+  mutating func emit<Sink: FrameSink>(
+    _ o: UnsafeMutableBufferPointer<Float>, frames: Int, into sink: inout Sink
+  ) {
+    if resampleChannels < outputChannels {
+      ChannelMapper.duplicateInPlace(o, frames: frames)
+    }
+    forward(UnsafeBufferPointer(rebasing: o[..<(frames * outputChannels)]), into: &sink)
   }
 
   /// Moves the scratch buffers (decoded, mapped, resampled) out of `self` without copying, so
@@ -163,24 +187,42 @@ public struct SourceChain {
 
   /// Sets up for a new input format; the one place that may allocate.
   mutating func reconfigure<Sink: FrameSink>(_ new: PCMFormat, into sink: inout Sink) {
+    let wanted = min(new.channelCount, 2, outputChannels)
     let rateChanged = format?.sampleRate != new.sampleRate
-    if rateChanged { finish(into: &sink) }
-    format = new
-    let block = (new.sampleRate + 99) / 100
+    // A stereo resampler stays stereo when the input turns mono (the mono input is duplicated
+    // before it): averaging its two histories would put a seam in the stream.
+    let channels = rateChanged ? wanted : max(wanted, resampleChannels)
+    if !rateChanged && channels != resampleChannels, resampler != nil {
+      // Same rate, new channel count: carry the history over when the backend can, so the
+      // stream goes on without a seam; otherwise end the old stream and start afresh.
+      if let remapped = resampler!.remappingChannels(to: channels) {
+        resampler = remapped
+        resampleChannels = channels
+      } else {
+        finish(into: &sink)
+        resampler = factory(new.sampleRate, outputRate, channels)
+        leadingToDrop = resampler!.latency
+        resampleChannels = channels
+      }
+    }
     if rateChanged {
+      finish(into: &sink)
       resampler = nil
       leadingToDrop = 0
+      resampleChannels = channels
       if new.sampleRate != outputRate {
-        let r = factory(new.sampleRate, outputRate, outputChannels)
+        let r = factory(new.sampleRate, outputRate, channels)
         leadingToDrop = r.latency
         resampler = r
       }
+      let block = (new.sampleRate + 99) / 100
       blockFrames = block
-      let out = (resampler?.maxOutputFrames(forInputFrames: block) ?? block) * outputChannels
-      resampled = [Float](repeating: 0, count: out)
-      mapped = [Float](repeating: 0, count: block * outputChannels)
+      let out = resampler?.maxOutputFrames(forInputFrames: block) ?? block
+      resampled = [Float](repeating: 0, count: out * 2)
+      mapped = [Float](repeating: 0, count: block * 2)
       decoded = [Float](repeating: 0, count: block * 2)
     }
+    format = new
   }
 }
 

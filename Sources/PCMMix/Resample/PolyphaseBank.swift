@@ -54,10 +54,10 @@ final class _PolyphaseBank: @unchecked Sendable {
     coefficients = .allocate(capacity: rows * taps)
     let half = Double(taps / 2)
     let divisor = Double(interpolationSteps == 0 ? l : interpolationSteps)
+    var row = [Double](repeating: 0, count: taps)
     for r in 0..<rows {
       let fraction = Double(r) / divisor
       var sum = 0.0
-      var row = [Double](repeating: 0, count: taps)
       for k in 0..<taps {
         let d = Double(k) - half + 1 - fraction
         let x = 2 * cutoff * d

@@ -44,6 +44,16 @@ public struct PolyphaseResampler: Resampler {
   public init(
     inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .balanced
   ) {
+    self.init(
+      inputRate: inputRate, outputRate: outputRate, channelCount: channelCount, quality: quality,
+      sharing: nil)
+  }
+
+  /// Creates a resampler, reusing `bank` when it was built for the same rates and quality.
+  init(
+    inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality,
+    sharing shared: _PolyphaseBank?
+  ) {
     precondition((1...PCMFormat.maxSampleRate).contains(inputRate))
     precondition((1...PCMFormat.maxSampleRate).contains(outputRate))
     precondition((1...PCMFormat.maxChannels).contains(channelCount))
@@ -55,13 +65,13 @@ public struct PolyphaseResampler: Resampler {
     up = outputRate / g
     down = inputRate / g
     if up == down {
-      bank = nil
+      self.bank = nil
       latency = 0
       capacity = 0
       history = []
       return
     }
-    let bank = _PolyphaseBank(up: up, down: down, quality: quality)
+    let bank = shared ?? _PolyphaseBank(up: up, down: down, quality: quality)
     self.bank = bank
     let half = bank.taps / 2
     // Causal: the first output needs nothing past input frame 0.
@@ -83,6 +93,24 @@ public struct PolyphaseResampler: Resampler {
     count = -firstTap
     position = 0
     for i in history.indices { history[i] = 0 }
+  }
+
+  /// Mono → stereo: the history is duplicated into two planes. Since the filter is the same on
+  /// every channel, the stream continues exactly as if it had been sent as stereo throughout.
+  /// Other changes return `nil` (averaging stereo history into mono would not be exact).
+  public func remappingChannels(to channels: Int) -> (any Resampler)? {
+    guard channelCount == 1, channels == 2 else { return nil }
+    var r = PolyphaseResampler(
+      inputRate: inputRate, outputRate: outputRate, channelCount: channels, quality: quality,
+      sharing: bank)
+    (r.count, r.position, r.phase, r.framesIn, r.framesOut) = (
+      count, position, phase, framesIn, framesOut
+    )
+    for i in 0..<min(count, capacity) {
+      r.history[i] = history[i]
+      r.history[capacity + i] = history[i]
+    }
+    return r
   }
 
   public func maxOutputFrames(forInputFrames frames: Int) -> Int {

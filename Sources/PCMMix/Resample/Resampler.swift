@@ -33,6 +33,16 @@ public protocol Resampler {
 
   /// The most output frames one `process` call can produce from `frames` input frames.
   func maxOutputFrames(forInputFrames frames: Int) -> Int
+
+  /// The same converter carried over to `channels` channels (mono → stereo: duplicated
+  /// history), so a stream can change its channel count without a seam; `nil` when the backend
+  /// cannot, and the caller starts a new one. May allocate.
+  func remappingChannels(to channels: Int) -> (any Resampler)?
+}
+
+extension Resampler {
+  /// By default a backend cannot carry its state to another channel count.
+  public func remappingChannels(to channels: Int) -> (any Resampler)? { nil }
 }
 
 /// Makes a resampler for a rate pair and channel count; how the pipeline picks a backend.
