@@ -30,7 +30,9 @@ final class _PolyphaseBank: @unchecked Sendable {
 
   /// Most coefficients an exact table may hold before the interpolated one is used instead.
   static let exactLimit = 1 << 18
-  /// Rows per input sample in the interpolated table.
+  /// The most taps a row may have.
+  static let maxTaps = 8192
+  /// Rows per input sample in the interpolated table, at most.
   static let steps = 2048
 
   init(up l: Int, down m: Int, quality: ResamplerQuality) {
@@ -41,15 +43,22 @@ final class _PolyphaseBank: @unchecked Sendable {
     let cutoff = (quality.passbandEdge + stop) / 2 * scale
     let width = (stop - quality.passbandEdge) * scale
     let raw = KaiserWindow.length(attenuation: quality.attenuation, transitionWidth: width)
-    taps = max(8, (raw + 7) / 8 * 8)
+    // Extreme ratios (48 kHz → 10 Hz) would ask for millions of taps: past the cap the
+    // transition widens instead, and rejection falls, but memory and time stay bounded. The cap
+    // never falls below two output periods, so the filter always reaches past the next output
+    // and the streamed length stays exact.
+    let cap = max(Self.maxTaps, 2 * (m / l + 1))
+    taps = max(8, (min(raw, cap) + 7) / 8 * 8)
     let beta = KaiserWindow.beta(attenuation: quality.attenuation)
     accumulatesInDouble = quality.attenuation > 140
     if l * taps <= Self.exactLimit {
       rows = l
       interpolationSteps = 0
     } else {
-      rows = Self.steps + 1
-      interpolationSteps = Self.steps
+      // At most about 2^20 coefficients (4 MiB) in the interpolated table.
+      let steps = max(64, min(Self.steps, (1 << 20) / taps))
+      rows = steps + 1
+      interpolationSteps = steps
     }
     coefficients = .allocate(capacity: rows * taps)
     let half = Double(taps / 2)
