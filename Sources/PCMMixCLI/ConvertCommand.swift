@@ -15,6 +15,8 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
       byteCount: block * format.bytesPerFrame, alignment: 16)
     defer { buffer.deallocate() }
     var progress = Progress(console, "converting", total: input.expectedFrames)
+    // Cleared on failure too, so that an error line starts at the left margin.
+    defer { progress.end() }
     while true {
       let frames = try input.read(into: buffer)
       if frames == 0 { break }
@@ -29,7 +31,6 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
     }
     chain.finish(into: &sink)
     try sink.finish(options.output)
-    progress.end()
     try output.commit()
   } catch {
     output.discard()

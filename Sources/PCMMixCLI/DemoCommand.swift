@@ -71,7 +71,9 @@ func demo(output path: String, console: Console) throws(CLIError) {
   }
   let appFormat = try? FormatProbe.probe(scene.appDescription)
   let micFormat = try? FormatProbe.probe(scene.micDescription)
-  console.out(
+  // With the WAV on standard output, the summary goes to standard error, not into the audio.
+  let report = path == "-" ? console.err : console.out
+  report(
     """
     pcm-mix demo: \(seconds) s of synthesized capture through the pipeline
       app  probed \(appFormat.map { "\($0)" } ?? "?"), \(scene.appBufferCount) buffers of 1024 frames, \(pipeline.app.framesIn) frames in

@@ -1,8 +1,8 @@
 import PCMMix
 
 /// `pcm-mix mix`: two inputs, each through its own ``SourceChain``, into a ``DualBufferMixer``
-/// and out to a WAV file. The inputs are read in step, 100 ms of each at a time, so the mixer
-/// holds little more than that.
+/// and out to a WAV file. The inputs are read in step, 100 ms of each at a time, and a side is
+/// read again only once what it gave has been mixed, so little more than that is held.
 func mix(_ options: MixOptions, console: Console) throws(CLIError) {
   var app = try InputFile.open(options.app)
   defer { app.close() }
@@ -18,14 +18,15 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
     var progress = Progress(
       console, "mixing",
       total: app.expectedFrames.map { $0 * options.rate / app.format.sampleRate })
+    // Cleared on failure too, so that an error line starts at the left margin.
+    defer { progress.end() }
     while !session.isDone {
-      if !session.appDone { try session.feed(.app, from: &app) }
-      if !session.micDone { try session.feed(.mic, from: &mic) }
+      if !session.appDone && session.appStaged.isEmpty { try session.feed(.app, from: &app) }
+      if !session.micDone && session.micStaged.isEmpty { try session.feed(.mic, from: &mic) }
       try session.drain(into: &sink, path: options.output)
       progress.update(session.framesOut)
     }
     try sink.finish(options.output)
-    progress.end()
     try output.commit()
   } catch {
     output.discard()
@@ -44,6 +45,9 @@ struct _MixSession {
   var appChain: SourceChain
   var micChain: SourceChain
   var mixer: DualBufferMixer
+  /// What each chain produced that is not mixed yet (see ``_Staging``).
+  var appStaged = _Staging()
+  var micStaged = _Staging()
   var appDone = false
   var micDone = false
   var framesOut = 0
@@ -56,9 +60,9 @@ struct _MixSession {
     pad = options.pad
     appChain = SourceChain(outputRate: options.rate, outputChannels: 2)
     micChain = SourceChain(outputRate: options.rate, outputChannels: 2)
-    // The inputs are read in step, so neither side runs far ahead: no lag emission is needed,
-    // and a second of capacity covers a 100 ms read plus the resamplers' delays.
-    let capacity = max(options.rate, 4_096)
+    // Both sides get the same count, at most 4,096 frames, and are mixed at once (see
+    // `drain`): neither is ever ahead, so no lag emission happens, and 4,096 frames suffice.
+    let capacity = 4_096
     mixer = DualBufferMixer(
       .init(
         capacityFrames: capacity, maxLagFrames: capacity, policy: options.policy,
@@ -77,16 +81,13 @@ struct _MixSession {
     silence.deallocate()
   }
 
-  /// Whether every frame that belongs in the output has been written.
-  var isDone: Bool {
-    if appDone && micDone { return mixer.availableFrames == 0 }
-    guard !pad else { return false }
-    // Without --pad the output ends with the shorter input: once one side has ended and the
-    // other has produced as many frames, the rest of the other is not needed.
-    if appDone { return micChain.framesOut >= appChain.framesOut && mixer.availableFrames == 0 }
-    if micDone { return appChain.framesOut >= micChain.framesOut && mixer.availableFrames == 0 }
-    return false
-  }
+  /// Whether a side has ended and every frame of it has been mixed.
+  var appEnded: Bool { appDone && appStaged.isEmpty }
+  var micEnded: Bool { micDone && micStaged.isEmpty }
+
+  /// Whether every frame that belongs in the output has been written: without --pad the output
+  /// ends with the shorter input, with it with the longer.
+  var isDone: Bool { pad ? appEnded && micEnded : appEnded || micEnded }
 
   /// Reads up to 100 ms of one input into its chain; at its end, flushes the chain.
   mutating func feed(_ side: DualBufferMixer.Side, from input: inout InputFile) throws(CLIError) {
@@ -95,10 +96,10 @@ struct _MixSession {
     let format = input.format
     if frames == 0 {
       if side == .app {
-        appChain.finish(into: &mixer.app)
+        appChain.finish(into: &appStaged)
         appDone = true
       } else {
-        micChain.finish(into: &mixer.mic)
+        micChain.finish(into: &micStaged)
         micDone = true
       }
       return
@@ -106,27 +107,36 @@ struct _MixSession {
     let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<(frames * format.bytesPerFrame)])
     do {
       if side == .app {
-        try appChain.process(bytes, format: format, into: &mixer.app)
+        try appChain.process(bytes, format: format, into: &appStaged)
       } else {
-        try micChain.process(bytes, format: format, into: &mixer.mic)
+        try micChain.process(bytes, format: format, into: &micStaged)
       }
     } catch {
       throw CLIError(.data, input.path, error.description)
     }
   }
 
-  /// With --pad, continues an ended side as silence to match the other; then writes out
-  /// everything the mixer has ready.
+  /// Mixes every frame both sides have (with --pad, all of a side whose other has ended, against
+  /// silence) and writes it out.
+  ///
+  /// Equal counts go into both mixer inputs and are mixed at once, so the mixer never sees one
+  /// side ahead of the other: its stall handling (meant for live capture, where it emits a
+  /// side that runs ahead against silence) never comes into play, whatever the chains' bursts.
   mutating func drain(into sink: inout WriterSink, path: String) throws(CLIError) {
-    if pad {
-      if appDone { _fill(&mixer.app, to: mixer.mic.buffered) }
-      if micDone { _fill(&mixer.mic, to: mixer.app.buffered) }
-    }
     while true {
-      let n = mixer.mix(into: mixBuffer)
+      var n = min(appStaged.frames, micStaged.frames)
+      if pad && appEnded { n = micStaged.frames }
+      if pad && micEnded { n = appStaged.frames }
+      n = min(n, mixBuffer.count / 2)
       if n == 0 { break }
-      sink.append(UnsafeBufferPointer(rebasing: mixBuffer[..<(n * 2)]))
-      framesOut += n
+      if appStaged.isEmpty { _fill(&mixer.app, to: n) } else { appStaged.move(n, into: &mixer.app) }
+      if micStaged.isEmpty { _fill(&mixer.mic, to: n) } else { micStaged.move(n, into: &mixer.mic) }
+      while true {
+        let mixed = mixer.mix(into: mixBuffer)
+        if mixed == 0 { break }
+        sink.append(UnsafeBufferPointer(rebasing: mixBuffer[..<(mixed * 2)]))
+        framesOut += mixed
+      }
     }
     try sink.check(path)
   }
@@ -136,6 +146,35 @@ struct _MixSession {
     while side.buffered < frames {
       let n = min(frames - side.buffered, silence.count / 2)
       side.append(UnsafeBufferPointer(rebasing: silence[..<(n * 2)]))
+    }
+  }
+}
+
+/// Frames a ``SourceChain`` produced that wait for the other side's. One read usually yields
+/// about 100 ms, but a chain can hand over far more at once (at a very low input rate one frame
+/// is more than 100 ms, and the resampler's flushed tail can hold seconds); the mixer's FIFOs
+/// would drop what does not fit, so such a burst waits here.
+struct _Staging: FrameSink {
+  var samples: [Float] = []
+  /// The first sample not yet moved.
+  var start = 0
+
+  /// Stereo frames waiting.
+  var frames: Int { (samples.count - start) / 2 }
+  var isEmpty: Bool { start == samples.count }
+
+  mutating func append(_ frames: UnsafeBufferPointer<Float>) {
+    samples.append(contentsOf: frames)
+  }
+
+  /// Moves the first `frames` frames into `side`.
+  mutating func move(_ frames: Int, into side: inout MixerInput) {
+    let end = start + frames * 2
+    samples.withUnsafeBufferPointer { side.append(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+    start = end
+    if start == samples.count {
+      samples.removeAll(keepingCapacity: true)
+      start = 0
     }
   }
 }

@@ -40,13 +40,16 @@ struct OutputFile {
     let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
     _TempFiles.counter += 1
     let temp = "\(dir).\(base).pcm-mix-\(getpid())-\(_TempFiles.counter).tmp"
+    // Registered before it exists, so that a signal arriving just after the file is created
+    // still removes it.
+    _TempFiles.register(temp)
     let fd = Glibc.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
       let e = errno
+      _TempFiles.unregister(temp)
       let reason = e == ENOENT ? "cannot create: the folder does not exist" : _errorText(e)
       throw CLIError(.cantCreate, path, reason)
     }
-    _TempFiles.register(temp)
     return OutputFile(path: path, fd: fd, tempPath: temp)
   }
 
@@ -92,7 +95,12 @@ enum _TempFiles {
   static func register(_ path: String) {
     if !installed {
       installed = true
-      for sig in [SIGINT, SIGTERM, SIGHUP] { signal(sig, _onSignal) }
+      for sig in [SIGINT, SIGTERM, SIGHUP] {
+        // A signal the caller has us ignore (nohup's SIGHUP) stays ignored.
+        let ignore = unsafeBitCast(SIG_IGN, to: Int.self)
+        let previous = signal(sig, _onSignal)
+        if let previous, unsafeBitCast(previous, to: Int.self) == ignore { signal(sig, previous) }
+      }
     }
     let c = strdup(path)
     if paths.0 == nil { paths.0 = c } else { paths.1 = c }

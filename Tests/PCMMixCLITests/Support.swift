@@ -1,1 +1,393 @@
+import Foundation
+import PCMMix
+import PCMMixCLI
 import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// MARK: - Running the CLI
+
+/// What one run of the CLI produced.
+struct CLIResult {
+  var code: Int32
+  var out: String
+  var err: String
+
+  /// The lines written to standard error, without their newlines.
+  var errLines: [String] {
+    err.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+  }
+}
+
+/// Text a ``Console`` closure appends to; a class so the closures can share it.
+final class _TextBox: @unchecked Sendable {
+  var text = ""
+}
+
+/// Serializes in-process runs: the CLI is written for one command per process (its temp-file
+/// registry for the signal handler is a plain global), so tests never run two at once.
+private let _cliLock = NSLock()
+
+/// Runs `pcm-mix args…` in this process and collects its output; `terminal` makes standard
+/// error count as a terminal.
+func cli(_ args: [String], terminal: Bool = false) -> CLIResult {
+  let out = _TextBox()
+  let err = _TextBox()
+  let console = Console(
+    out: { out.text += $0 }, err: { err.text += $0 }, errIsTerminal: terminal)
+  _cliLock.lock()
+  defer { _cliLock.unlock() }
+  let code = runCLI(args[...], console: console)
+  return CLIResult(code: code, out: out.text, err: err.text)
+}
+
+/// Runs `pcm-mix args…` and records an issue unless it exits 0 with nothing on standard error.
+@discardableResult
+func cliOK(
+  _ args: [String], sourceLocation: SourceLocation = #_sourceLocation
+) -> CLIResult {
+  let r = cli(args)
+  #expect(r.code == 0, "pcm-mix \(args): \(r.err)", sourceLocation: sourceLocation)
+  #expect(r.err.isEmpty, "pcm-mix \(args): \(r.err)", sourceLocation: sourceLocation)
+  return r
+}
+
+/// The built `pcm-mix` executable (`swift test` builds every product first).
+let executablePath: String = {
+  let root = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+  return root.appendingPathComponent(".build/debug/pcm-mix").path
+}()
+
+// MARK: - Temporary folders and files
+
+/// Runs `body` in a fresh empty folder that is removed afterwards.
+func withTempDir<R>(_ body: (String) throws -> R) throws -> R {
+  let dir = FileManager.default.temporaryDirectory
+    .appendingPathComponent("pcm-mix-cli-tests-\(UUID().uuidString)").path
+  try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: false)
+  defer {
+    // Restore permissions a test may have taken away, so removal works.
+    _ = chmod(dir, 0o755)
+    if let names = try? FileManager.default.subpathsOfDirectory(atPath: dir) {
+      for name in names { _ = chmod(dir + "/" + name, 0o755) }
+    }
+    try? FileManager.default.removeItem(atPath: dir)
+  }
+  return try body(dir)
+}
+
+/// Writes `bytes` to `path`, replacing what is there.
+func writeFile(_ path: String, _ bytes: [UInt8]) throws {
+  try Data(bytes).write(to: URL(fileURLWithPath: path))
+}
+
+/// The bytes of the file at `path`.
+func readFile(_ path: String) throws -> [UInt8] {
+  [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+}
+
+/// Whether anything (file, folder, dangling link) is at `path`.
+func exists(_ path: String) -> Bool {
+  var st = stat()
+  return lstat(path, &st) == 0
+}
+
+/// Every regular file under `dir` (relative path → bytes), to compare before and after a run.
+func snapshot(_ dir: String) -> [String: [UInt8]] {
+  var result: [String: [UInt8]] = [:]
+  let names = (try? FileManager.default.subpathsOfDirectory(atPath: dir)) ?? []
+  for name in names {
+    var isDir: ObjCBool = false
+    let path = dir + "/" + name
+    guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir) else { continue }
+    result[name] = isDir.boolValue ? [] : (try? readFile(path)) ?? [0xDE, 0xAD]
+  }
+  return result
+}
+
+/// Temporary files the CLI leaves beside its output while writing (`.NAME.pcm-mix-PID-N.tmp`).
+func tempFiles(in dir: String) -> [String] {
+  let names = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+  return names.filter { $0.hasSuffix(".tmp") || $0.contains(".pcm-mix-") }
+}
+
+// MARK: - Making WAV files
+
+/// Little-endian bytes of `value`'s low `count` bytes.
+func le(_ value: Int, _ count: Int) -> [UInt8] {
+  (0..<count).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+}
+
+/// A RIFF file: `form` (normally `WAVE`) and the chunks in order, each padded to an even size.
+/// `sizes` overrides the size field of the chunks named there; `riffSize` that of the RIFF.
+func riff(
+  _ chunks: [(id: String, body: [UInt8])], form: String = "WAVE", sizes: [String: Int] = [:],
+  riffSize: Int? = nil, magic: String = "RIFF"
+) -> [UInt8] {
+  var body = Array(form.utf8)
+  for chunk in chunks {
+    body += Array(chunk.id.utf8)
+    body += le(sizes[chunk.id] ?? chunk.body.count, 4)
+    body += chunk.body
+    if chunk.body.count % 2 == 1 { body.append(0) }
+  }
+  return Array(magic.utf8) + le(riffSize ?? body.count, 4) + body
+}
+
+/// A `fmt ` chunk body: 16 bytes, or 18 with `cbSize` 0 when `cbSize` is asked for.
+func fmtBody(
+  tag: Int, channels: Int, rate: Int, bits: Int, blockAlign: Int? = nil, cbSize: Int? = nil
+) -> [UInt8] {
+  let align = blockAlign ?? channels * bits / 8
+  var b = le(tag, 2) + le(channels, 2) + le(rate, 4) + le(rate * align, 4)
+  b += le(align, 2) + le(bits, 2)
+  if let cbSize { b += le(cbSize, 2) }
+  return b
+}
+
+/// A WAVE_FORMAT_EXTENSIBLE `fmt ` body with sub-format `subTag`.
+func extensibleFmtBody(
+  subTag: Int, channels: Int, rate: Int, bits: Int, validBits: Int? = nil,
+  guidTail: [UInt8] = [0, 0, 0, 0, 0x10, 0, 0x80, 0, 0, 0xAA, 0, 0x38, 0x9B, 0x71]
+) -> [UInt8] {
+  var b = fmtBody(tag: 0xFFFE, channels: channels, rate: rate, bits: bits, cbSize: 22)
+  b += le(validBits ?? bits, 2) + le((1 << channels) - 1, 4) + le(subTag, 2) + guidTail
+  return b
+}
+
+/// A canonical PCM or float WAV file holding `data` (already encoded).
+func wav(tag: Int = 1, channels: Int, rate: Int, bits: Int, data: [UInt8]) -> [UInt8] {
+  riff([
+    ("fmt ", fmtBody(tag: tag, channels: channels, rate: rate, bits: bits)), ("data", data),
+  ])
+}
+
+/// A 44-byte-header s16 WAV file of interleaved `samples`.
+func wavS16(_ samples: [Int16], channels: Int, rate: Int) -> [UInt8] {
+  wav(channels: channels, rate: rate, bits: 16, data: s16Bytes(samples))
+}
+
+/// Int16 samples as little-endian (or big-endian) bytes.
+func s16Bytes(_ samples: [Int16], bigEndian: Bool = false) -> [UInt8] {
+  var bytes: [UInt8] = []
+  bytes.reserveCapacity(samples.count * 2)
+  for s in samples {
+    let v = UInt16(bitPattern: s)
+    let pair = [UInt8(v & 0xFF), UInt8(v >> 8)]
+    bytes += bigEndian ? pair.reversed() : pair
+  }
+  return bytes
+}
+
+/// Integer samples of `bytesPerSample` bytes, little-endian two's complement (u8: offset).
+func intBytes(_ samples: [Int], bytesPerSample: Int) -> [UInt8] {
+  var bytes: [UInt8] = []
+  for s in samples { bytes += le(bytesPerSample == 1 ? s + 128 : s, bytesPerSample) }
+  return bytes
+}
+
+/// Float samples as little-endian f32 or f64 bytes.
+func floatBytes(_ samples: [Double], bits: Int) -> [UInt8] {
+  var bytes: [UInt8] = []
+  for s in samples {
+    if bits == 32 {
+      bytes += le(Int(Float(s).bitPattern), 4)
+    } else {
+      bytes += le(Int(truncatingIfNeeded: s.bitPattern), 8)
+    }
+  }
+  return bytes
+}
+
+/// An interleaved stereo int16 tone: left `sin(2π fL t + phase)`, right at `fR`, both at
+/// `amplitude` of full scale, rounded to nearest.
+func stereoTone(
+  frames: Int, rate: Int, left fL: Double = 997, right fR: Double = 1_499,
+  amplitude: Double = 0.5, phase: Double = 0.3
+) -> [Int16] {
+  var s: [Int16] = []
+  s.reserveCapacity(frames * 2)
+  for n in 0..<frames {
+    let t = Double(n) / Double(rate)
+    s.append(Int16((amplitude * 32_767 * sin(2 * .pi * fL * t + phase)).rounded()))
+    s.append(Int16((amplitude * 32_767 * sin(2 * .pi * fR * t + phase)).rounded()))
+  }
+  return s
+}
+
+// MARK: - Reading WAV files
+
+/// A WAV file as the library reads it.
+struct WAVContents {
+  var format: PCMFormat
+  var frames: Int
+  /// The raw data chunk bytes (whole frames).
+  var data: [UInt8]
+  var isTruncated: Bool
+  var claimedFrames: Int?
+  var dataOffset: Int
+  /// The first 44 … 68 bytes: the header the writer put out.
+  var header: [UInt8]
+
+  /// The samples of an s16 file.
+  var int16s: [Int16] {
+    stride(from: 0, to: data.count - 1, by: 2).map {
+      Int16(bitPattern: UInt16(data[$0]) | UInt16(data[$0 + 1]) << 8)
+    }
+  }
+
+  /// The samples of an f32 file.
+  var float32s: [Float] {
+    stride(from: 0, to: data.count - 3, by: 4).map {
+      Float(
+        bitPattern: UInt32(data[$0]) | UInt32(data[$0 + 1]) << 8 | UInt32(data[$0 + 2]) << 16
+          | UInt32(data[$0 + 3]) << 24)
+    }
+  }
+
+  /// Every sample as a Float in [-1, 1), whatever the type.
+  var samples: [Float] {
+    switch format.sampleType {
+    case .s16: int16s.map { Float($0) / 32_768 }
+    case .f32: float32s
+    default: []
+    }
+  }
+}
+
+/// Reads a whole WAV from bytes with ``WAVReader``.
+func parseWAV(_ bytes: [UInt8]) throws -> WAVContents {
+  var reader = try WAVReader(source: MemorySource(bytes))
+  var data: [UInt8] = []
+  let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
+  defer { buffer.deallocate() }
+  while true {
+    let n = try reader.read(into: buffer)
+    if n == 0 { break }
+    data += buffer[..<(n * reader.format.bytesPerFrame)]
+  }
+  return WAVContents(
+    format: reader.format, frames: reader.framesRead, data: data, isTruncated: reader.isTruncated,
+    claimedFrames: reader.claimedFrames, dataOffset: reader.dataOffset,
+    header: Array(bytes.prefix(reader.dataOffset)))
+}
+
+/// Reads a whole WAV file with ``WAVReader``.
+func readWAV(_ path: String) throws -> WAVContents {
+  try parseWAV(try readFile(path))
+}
+
+// MARK: - Numbers
+
+/// A seeded generator (SplitMix64) so random tests are repeatable.
+struct SplitMix64: RandomNumberGenerator {
+  var state: UInt64
+
+  init(seed: UInt64) { state = seed }
+
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+/// Random int16 samples over the whole range, with the extremes included.
+func randomInt16s(_ count: Int, seed: UInt64) -> [Int16] {
+  var g = SplitMix64(seed: seed)
+  var s = (0..<count).map { _ in Int16(truncatingIfNeeded: g.next()) }
+  let extremes: [Int16] = [.min, .max, .min, .min, .max, .max, -1, 1, 0, -1]
+  for (i, e) in extremes.enumerated() where i < count { s[i] = e }
+  return s
+}
+
+/// The phase (radians, in (-π, π]) of the sinusoid of angular frequency `omega` (per sample)
+/// that best fits `x[i]` for `i` in `range`, as `sin(omega i + phase)`: a least-squares fit of
+/// `a sin + b cos`.
+func fittedPhase(_ x: [Double], omega: Double, range: Range<Int>) -> (phase: Double, amp: Double) {
+  var ss = 0.0
+  var cc = 0.0
+  var sc = 0.0
+  var xs = 0.0
+  var xc = 0.0
+  for i in range {
+    let s = sin(omega * Double(i))
+    let c = cos(omega * Double(i))
+    ss += s * s
+    cc += c * c
+    sc += s * c
+    xs += x[i] * s
+    xc += x[i] * c
+  }
+  let det = ss * cc - sc * sc
+  let a = (xs * cc - xc * sc) / det
+  let b = (xc * ss - xs * sc) / det
+  return (atan2(b, a), (a * a + b * b).squareRoot())
+}
+
+/// `a − b` wrapped into (-π, π].
+func phaseDifference(_ a: Double, _ b: Double) -> Double {
+  var d = (a - b).truncatingRemainder(dividingBy: 2 * .pi)
+  if d > .pi { d -= 2 * .pi }
+  if d <= -.pi { d += 2 * .pi }
+  return d
+}
+
+/// C's `(a + b) / 2` on int16 values promoted to int: truncates toward zero.
+func cAverage(_ a: Int16, _ b: Int16) -> Int16 {
+  Int16((Int32(a) + Int32(b)) / 2)
+}
+
+// MARK: - Subprocesses
+
+/// The result of running the executable.
+struct ProcessResult {
+  var status: Int32
+  var reason: Process.TerminationReason
+  var out: [UInt8]
+  var err: String
+}
+
+/// Runs the built `pcm-mix` with `args` in `folder` (by default this process's), feeding
+/// `input` on standard input, and waits for it.
+func runExecutable(_ args: [String], input: [UInt8], in folder: String? = nil) throws
+  -> ProcessResult
+{
+  let process = Process()
+  process.executableURL = URL(fileURLWithPath: executablePath)
+  process.arguments = args
+  if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
+  let stdin = Pipe()
+  let stdout = Pipe()
+  let stderr = Pipe()
+  process.standardInput = stdin
+  process.standardOutput = stdout
+  process.standardError = stderr
+  try process.run()
+  // Feed standard input from another thread so a full pipe cannot deadlock against output.
+  let writer = Thread {
+    stdin.fileHandleForWriting.write(Data(input))
+    try? stdin.fileHandleForWriting.close()
+  }
+  writer.start()
+  let errBox = _TextBox()
+  let errDone = DispatchSemaphore(value: 0)
+  DispatchQueue.global().async {
+    let data = stderr.fileHandleForReading.readDataToEndOfFile()
+    errBox.text = String(decoding: data, as: UTF8.self)
+    errDone.signal()
+  }
+  let out = stdout.fileHandleForReading.readDataToEndOfFile()
+  errDone.wait()
+  process.waitUntilExit()
+  return ProcessResult(
+    status: process.terminationStatus, reason: process.terminationReason, out: [UInt8](out),
+    err: errBox.text)
+}
