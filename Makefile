@@ -1,7 +1,7 @@
 # PCMMix: the two commands a fresh machine needs are `make demo` and `make test`.
 SWIFT ?= swift
 
-.PHONY: all bootstrap build demo test lint vectors clean
+.PHONY: all bootstrap build demo test bench bench-smoke lint vectors clean
 
 all: build
 
@@ -15,19 +15,31 @@ build: bootstrap
 demo: build
 	$(SWIFT) run -c release pcm-mix demo -o pcm-mix-demo.wav
 
-# Every test, then the formatter's lint.
+# Every test, the formatter's lint, and a fraction of a second of the benchmark so it cannot rot.
 test: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	$(MAKE) lint
+	$(MAKE) bench-smoke
+
+# Per-callback latency, allocations, memory, every resampler beside soxr/speexdsp/libsamplerate,
+# and the CLI beside sox. ARGS="--seconds 10 --json bench.json --filter capture" to narrow it.
+bench: bootstrap
+	@command -v sox >/dev/null 2>&1 || scripts/bootstrap.sh sox
+	$(SWIFT) build -c release
+	$(SWIFT) run -c release --skip-build pcm-mix-bench $(ARGS)
+
+bench-smoke: bootstrap
+	SWIFT=$(SWIFT) Benchmarks/smoke.sh
 
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
 
 # Regenerates TestVectors/ from numpy and soxr (needs Python; not part of the tests).
 vectors:
-	python3 -m pip install -q numpy scipy soxr
+	python3 -m pip install -q numpy scipy soxr samplerate
 	python3 TestVectors/generate.py
+	python3 TestVectors/generate_libsamplerate.py
 
 clean:
 	rm -rf .build pcm-mix-demo.wav
