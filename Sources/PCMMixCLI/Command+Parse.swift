@@ -39,6 +39,7 @@ extension Command {
       var rate = 48_000
       var channels = 2
       var type = SampleType.s16
+      var resampler = ResamplerChoice.standard
       while let arg = rest.next() {
         switch arg {
         case "-o", "--output": output = try rest.value(for: arg)
@@ -50,6 +51,7 @@ extension Command {
           }
           channels = c
         case "--format": type = try rest.outputType(for: arg)
+        case "--resampler": resampler = try rest.resampler(for: arg)
         case "--input-format": inputFormat = try rest.spec(for: arg)
         case "-h", "--help": return .help(topic: "convert")
         default:
@@ -64,6 +66,7 @@ extension Command {
       o.rate = rate
       o.channels = channels
       o.sampleType = type
+      o.resampler = resampler
       return .convert(o)
     case "mix":
       var app: String?
@@ -88,6 +91,7 @@ extension Command {
         case "--mic-gain": options.micGainDB = try rest.gain(for: arg)
         case "--pad": options.pad = true
         case "--format": options.sampleType = try rest.outputType(for: arg)
+        case "--resampler": options.resampler = try rest.resampler(for: arg)
         case "--app-format": appFormat = try rest.spec(for: arg)
         case "--mic-format": micFormat = try rest.spec(for: arg)
         case "-h", "--help": return .help(topic: "mix")
@@ -156,6 +160,16 @@ struct _Arguments {
     case "f32": return .f32
     default: throw .usage("\(option) takes s16 or f32, not '\(v)'")
     }
+  }
+
+  mutating func resampler(for option: String) throws(CLIError) -> ResamplerChoice {
+    let v = try value(for: option)
+    guard let choice = ResamplerChoice(v) else {
+      throw .usage(
+        "\(option) takes builtin[:PRESET] or one of "
+          + ResamplerChoice.spellings.joined(separator: " ") + ", not '\(v)'")
+    }
+    return choice
   }
 
   mutating func spec(for option: String) throws(CLIError) -> PCMFormat {

@@ -28,6 +28,7 @@ public struct ConvertOptions: Equatable, Sendable {
   public var rate = 48_000
   public var channels = 2
   public var sampleType: SampleType = .s16
+  public var resampler: ResamplerChoice = .standard
 
   public init(input: InputSpec, output: String) {
     self.input = input
@@ -46,6 +47,7 @@ public struct MixOptions: Equatable, Sendable {
   public var micGainDB = 0.0
   public var pad = false
   public var sampleType: SampleType = .s16
+  public var resampler: ResamplerChoice = .standard
 
   public init(app: InputSpec, mic: InputSpec, output: String) {
     self.app = app

@@ -8,7 +8,9 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
   do throws(CLIError) {
     var sink = try WriterSink.open(
       output, rate: options.rate, channels: options.channels, type: options.sampleType)
-    var chain = SourceChain(outputRate: options.rate, outputChannels: options.channels)
+    var chain = SourceChain(
+      outputRate: options.rate, outputChannels: options.channels,
+      resampler: options.resampler.factory)
     let format = input.format
     let block = max(1, min(65_536, format.sampleRate / 10))
     let buffer = UnsafeMutableRawBufferPointer.allocate(

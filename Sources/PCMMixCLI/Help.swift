@@ -25,20 +25,28 @@ public enum Help {
     renamed into place only when complete.
     """
 
+  static let resamplers = """
+    --resampler NAME picks the converter: builtin (builtin:balanced, the default), builtin:fast
+    (lowest delay), builtin:high (cleanest), or libsamplerate's src-best, src-medium,
+    src-fastest, src-linear, src-zoh.
+    """
+
   static let overview = """
     pcm-mix: convert and mix PCM audio the way a capture pipeline does.
 
     usage:
       pcm-mix probe FILE... [--json]
       pcm-mix convert INPUT -o OUTPUT [--rate HZ] [--channels 1|2] [--format s16|f32]
-                      [--input-format SPEC]
+                      [--input-format SPEC] [--resampler NAME]
       pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ] [--policy average|saturate]
                   [--app-gain DB] [--mic-gain DB] [--pad] [--format s16|f32]
-                  [--app-format SPEC] [--mic-format SPEC]
+                  [--app-format SPEC] [--mic-format SPEC] [--resampler NAME]
       pcm-mix demo [-o OUTPUT]
       pcm-mix --help | help COMMAND | --version
 
     \(inputs)
+
+    \(resamplers)
 
     exit codes: 0 ok, 64 usage, 65 malformed or unsupported data, 66 input missing or
     unreadable, 73 output cannot be created, 74 I/O error.
@@ -55,12 +63,14 @@ public enum Help {
 
   static let convert = """
     usage: pcm-mix convert INPUT -o OUTPUT [--rate HZ] [--channels 1|2] [--format s16|f32]
-                           [--input-format SPEC]
+                           [--input-format SPEC] [--resampler NAME]
 
     Decodes INPUT, maps it to 1 or 2 channels (mono is duplicated, stereo averaged for 1,
     channels past the second dropped), resamples it to HZ (default 48000) with the built-in
     resampler, and writes a WAV file (default s16). The output is time-aligned with the input
-    and holds round(frames × HZ / input rate) frames.
+    and holds round(frames × HZ / input rate) frames, whichever resampler runs.
+
+    \(resamplers)
 
     \(inputs)
     """
@@ -69,11 +79,14 @@ public enum Help {
     usage: pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ]
                        [--policy average|saturate] [--app-gain DB] [--mic-gain DB] [--pad]
                        [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
+                       [--resampler NAME]
 
     Converts both inputs to HZ (default 48000) stereo and mixes them: average (default),
     (a + b) / 2, bit-exact with C's integer average on int16; or saturate, a + b clamped.
     The output holds the shorter converted input, or the longer with --pad (the shorter
     continued as silence).
+
+    \(resamplers)
 
     \(inputs)
     """

@@ -58,8 +58,9 @@ struct _MixSession {
 
   init(options: MixOptions, app: PCMFormat, mic: PCMFormat) {
     pad = options.pad
-    appChain = SourceChain(outputRate: options.rate, outputChannels: 2)
-    micChain = SourceChain(outputRate: options.rate, outputChannels: 2)
+    let factory = options.resampler.factory
+    appChain = SourceChain(outputRate: options.rate, outputChannels: 2, resampler: factory)
+    micChain = SourceChain(outputRate: options.rate, outputChannels: 2, resampler: factory)
     // Both sides get the same count, at most 4,096 frames, and are mixed at once (see
     // `drain`): neither is ever ahead, so no lag emission happens, and 4,096 frames suffice.
     let capacity = 4_096

@@ -1,0 +1,44 @@
+import PCMMix
+import PCMMixSampleRate
+
+/// The resampler backend named by `--resampler`: the built-in one at a preset, or one of
+/// libsamplerate's converters.
+public enum ResamplerChoice: Equatable, Sendable {
+  case builtin(preset: String)
+  case libsamplerate(SampleRateResampler.Converter)
+
+  /// The default: the built-in `balanced` preset.
+  public static let standard = ResamplerChoice.builtin(preset: "balanced")
+
+  /// Every spelling `--resampler` takes, for the help text.
+  public static var spellings: [String] {
+    ResamplerQuality.presets.map { "builtin:\($0.name)" }
+      + SampleRateResampler.Converter.allCases.map(\.cliName)
+  }
+
+  /// Parses `builtin`, `builtin:PRESET` or a libsamplerate name such as `src-best`.
+  public init?(_ text: String) {
+    if text == "builtin" {
+      self = .standard
+    } else if text.hasPrefix("builtin:") {
+      let name = String(text.dropFirst("builtin:".count))
+      guard ResamplerQuality.presets.contains(where: { $0.name == name }) else { return nil }
+      self = .builtin(preset: name)
+    } else if let converter = SampleRateResampler.Converter(cliName: text) {
+      self = .libsamplerate(converter)
+    } else {
+      return nil
+    }
+  }
+
+  /// The factory the source chains use.
+  public var factory: ResamplerFactory {
+    switch self {
+    case .builtin(let name):
+      let quality = ResamplerQuality.presets.first { $0.name == name }?.quality ?? .balanced
+      return SourceChain.builtin(quality)
+    case .libsamplerate(let converter):
+      return SampleRateResampler.factory(converter)
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import PCMMix
+import Testing
+
+@testable import PCMMixCLI
+
+/// `--resampler`: every backend keeps the time-alignment and length contract through the CLI.
+@Suite struct ResamplerOptionTests {
+  @Test(arguments: ResamplerChoice.spellings + ["builtin"])
+  func parsesOnConvertAndMix(_ name: String) throws {
+    let choice = try #require(ResamplerChoice(name))
+    guard
+      case .convert(let c) = try Command.parse([
+        "convert", "in.wav", "-o", "o.wav", "--resampler", name,
+      ])
+    else {
+      Issue.record("not convert")
+      return
+    }
+    #expect(c.resampler == choice)
+    guard
+      case .mix(let m) = try Command.parse([
+        "mix", "--app", "a.wav", "--mic", "m.wav", "-o", "o.wav", "--resampler", name,
+      ])
+    else {
+      Issue.record("not mix")
+      return
+    }
+    #expect(m.resampler == choice)
+  }
+
+  @Test(arguments: ["builtin:best", "src", "soxr-hq", ""])
+  func rejectsUnknownNames(_ name: String) {
+    let r = cli(["convert", "in.wav", "-o", "o.wav", "--resampler", name])
+    #expect(r.code == 64)
+    #expect(r.err.contains("--resampler") && r.err.contains("src-best"))
+  }
+
+  @Test func helpListsTheBackends() {
+    let r = cli(["--help"])
+    for name in ["builtin:fast", "builtin:high", "src-best", "src-zoh", "src-linear"] {
+      #expect(r.out.contains(name), "help does not name \(name)")
+    }
+  }
+
+  /// The sinc backends all give the contract's length and a time-aligned tone.
+  @Test(arguments: ["builtin:fast", "builtin:balanced", "builtin:high", "src-best", "src-medium"])
+  func convertIsAlignedWithEveryBackend(_ name: String) throws {
+    try withTempDir { dir in
+      let n = 11_025
+      let phase = 0.3
+      let input = stereoTone(frames: n, rate: 44_100, left: 997, right: 1_499, phase: phase)
+      try writeFile("\(dir)/in.wav", wavS16(input, channels: 2, rate: 44_100))
+      cliOK(["convert", "\(dir)/in.wav", "-o", "\(dir)/out.wav", "--resampler", name])
+      let out = try readWAV("\(dir)/out.wav")
+      #expect(out.frames == 12_000)
+      let samples = out.int16s.map { Double($0) / 32_767 }
+      let range = 480..<(out.frames - 480)
+      for (channel, f) in [(0, 997.0), (1, 1_499.0)] {
+        let x = stride(from: channel, to: samples.count, by: 2).map { samples[$0] }
+        let fit = fittedPhase(x, omega: 2 * .pi * f / 48_000, range: range)
+        #expect(abs(phaseDifference(fit.phase, phase)) < 1e-3, "\(name) channel \(channel)")
+      }
+    }
+  }
+
+  /// libsamplerate's linear and zero-order-hold converters keep the length contract.
+  @Test(arguments: ["src-linear", "src-zoh"])
+  func simpleConvertersKeepTheLength(_ name: String) throws {
+    try withTempDir { dir in
+      try writeFile(
+        "\(dir)/in.wav", wavS16(stereoTone(frames: 3_000, rate: 32_000), channels: 2, rate: 32_000))
+      cliOK(["convert", "\(dir)/in.wav", "-o", "\(dir)/out.wav", "--resampler", name])
+      #expect(try readWAV("\(dir)/out.wav").frames == 4_500)
+    }
+  }
+}
