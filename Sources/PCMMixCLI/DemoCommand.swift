@@ -13,6 +13,11 @@ func demo(output path: String, console: Console) throws(CLIError) {
   let scene = _DemoScene(seconds: seconds)
   let output = try OutputFile.create(path, inputs: [])
   var pipeline = CapturePipeline()
+  do {
+    try pipeline.prepare(app: scene.appDescription, mic: scene.micDescription)
+  } catch {
+    throw CLIError(.data, nil, "demo formats rejected: \(error)")
+  }
   var peaks: (Int16, Int16) = (0, 0)
   var framesOut = 0
   do throws(CLIError) {

@@ -197,3 +197,36 @@ import Testing
     #expect(afterOneSecond < 4 << 20)
   }
 }
+
+/// `prepare` builds the chains up front: the first buffers then change no storage, and the
+/// output is the same as without it.
+@Suite struct CapturePipelinePrepareTests {
+  @Test func prepareConfiguresAheadWithoutChangingOutput() throws {
+    let app = StreamDescription(
+      PCMFormat(sampleRate: 44_100, channelCount: 2, sampleType: .s16, byteOrder: .big))
+    let mic = StreamDescription(PCMFormat(sampleRate: 32_000, channelCount: 1, sampleType: .s16))
+    let appBytes = (0..<(1024 * 4)).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+    let micBytes = (0..<(1024 * 2)).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+    func run(prepared: Bool) throws -> (out: [Int16], before: Int, after: Int) {
+      var p = CapturePipeline()
+      if prepared { try p.prepare(app: app, mic: mic) }
+      let before = p.retainedBytes
+      var out = [Int16](repeating: 0, count: 4096 * 2)
+      var n = 0
+      for _ in 0..<3 {
+        try appBytes.withUnsafeBytes { try p.appendApp($0, description: app) }
+        try micBytes.withUnsafeBytes { try p.appendMic($0, description: mic) }
+        n += out.withUnsafeMutableBufferPointer {
+          p.mix(into: UnsafeMutableBufferPointer(rebasing: $0[(n * 2)...]))
+        }
+      }
+      return (Array(out[..<(n * 2)]), before, p.retainedBytes)
+    }
+    let prepared = try run(prepared: true)
+    let plain = try run(prepared: false)
+    #expect(prepared.before == prepared.after, "the first buffers grew storage")
+    #expect(plain.before < plain.after)
+    #expect(prepared.out == plain.out)
+    #expect(!prepared.out.isEmpty)
+  }
+}

@@ -192,8 +192,11 @@ enum CaptureScene {
     let appBytes = bufferFrames * app.bytesPerFrame
     let micBytes = bufferFrames * mic.bytesPerFrame
     var pipeline: CapturePipeline?
+    // Setup is what a broadcast extension does before capture starts: create the pipeline and
+    // prepare it for the formats it will be handed, which builds the filter tables.
     let setup = AllocCounting.count {
       pipeline = CapturePipeline(.init(resampler: factory))
+      try! pipeline!.prepare(app: appDescription, mic: micDescription)
     }
     var p = pipeline!
     pipeline = nil

@@ -2,6 +2,7 @@
 ///
 /// ```swift
 /// var pipeline = CapturePipeline()
+/// try pipeline.prepare(app: appASBD, mic: micASBD)         // optional: build filters up front
 /// try pipeline.appendApp(appBytes, description: appASBD)   // e.g. 44.1 kHz stereo s16be
 /// try pipeline.appendMic(micBytes, description: micASBD)   // e.g. 32 kHz mono s16le
 /// let frames = pipeline.mix(into: output)                  // 48 kHz stereo int16
@@ -47,6 +48,16 @@ public struct CapturePipeline {
       outputRate: configuration.outputRate, outputChannels: 2,
       resampler: configuration.resampler)
     mixer = DualBufferMixer(configuration.mixer)
+  }
+
+  /// Configures both chains for the formats the capture will deliver, before the first buffer,
+  /// so that no callback allocates (the filter tables are built here rather than in the first
+  /// callback). Either may be `nil` to leave that source to configure itself.
+  public mutating func prepare(
+    app appDescription: StreamDescription?, mic micDescription: StreamDescription?
+  ) throws(ProbeError) {
+    if let appDescription { try app.prepare(for: appDescription, into: &mixer.app) }
+    if let micDescription { try mic.prepare(for: micDescription, into: &mixer.mic) }
   }
 
   /// Takes one app audio buffer.

@@ -83,6 +83,17 @@ public struct SourceChain {
     lastDescription = description
   }
 
+  /// Configures the chain for buffers described by `description` ahead of the first one, so
+  /// that the first buffer allocates nothing either (filter tables are built here). When the
+  /// chain already runs another rate, its tail is flushed into `sink` first.
+  public mutating func prepare<Sink: FrameSink>(
+    for description: StreamDescription, into sink: inout Sink
+  ) throws(ProbeError) {
+    let format = try FormatProbe.probe(description)
+    if format != self.format { reconfigure(format, into: &sink) }
+    lastDescription = description
+  }
+
   /// Runs a buffer already described by `format` through the chain into `sink`.
   ///
   /// - Throws: ``ProbeError/partialFrame(byteCount:bytesPerFrame:)`` when `bytes` is not a whole
