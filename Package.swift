@@ -6,6 +6,8 @@ let package = Package(
   products: [
     // The capture-pipeline library: no C dependency, importable alone by an app or extension.
     .library(name: "PCMMix", targets: ["PCMMix"]),
+    // AVX2 + FMA kernels for the built-in resampler (a small C target, chosen at run time).
+    .library(name: "PCMMixAccelerated", targets: ["PCMMixAccelerated"]),
     // libsamplerate as a second resampler backend (needs libsamplerate through pkg-config).
     .library(name: "PCMMixSampleRate", targets: ["PCMMixSampleRate"]),
     .executable(name: "pcm-mix", targets: ["pcm-mix"]),
@@ -13,11 +15,14 @@ let package = Package(
   ],
   targets: [
     .target(name: "PCMMix"),
+    .target(name: "CPCMMixKernels"),
+    .target(name: "PCMMixAccelerated", dependencies: ["PCMMix", "CPCMMixKernels"]),
     .systemLibrary(
       name: "CSampleRate", pkgConfig: "samplerate",
       providers: [.apt(["libsamplerate0-dev"]), .brew(["libsamplerate"])]),
     .target(name: "PCMMixSampleRate", dependencies: ["PCMMix", "CSampleRate"]),
-    .target(name: "PCMMixCLI", dependencies: ["PCMMix", "PCMMixSampleRate"]),
+    .target(
+      name: "PCMMixCLI", dependencies: ["PCMMix", "PCMMixSampleRate", "PCMMixAccelerated"]),
     .executableTarget(name: "pcm-mix", dependencies: ["PCMMixCLI"]),
 
     // Benchmarks: peers (soxr, speexdsp) are linked by the benchmark alone.
@@ -27,11 +32,15 @@ let package = Package(
     .target(name: "CAllocCounter", path: "Benchmarks/Sources/CAllocCounter"),
     .executableTarget(
       name: "pcm-mix-bench",
-      dependencies: ["PCMMix", "PCMMixSampleRate", "PCMMixCLI", "CBenchPeers", "CAllocCounter"],
+      dependencies: [
+        "PCMMix", "PCMMixSampleRate", "PCMMixAccelerated", "PCMMixCLI", "CBenchPeers",
+        "CAllocCounter",
+      ],
       path: "Benchmarks/Sources/pcm-mix-bench"),
 
     .testTarget(name: "PCMMixTests", dependencies: ["PCMMix"]),
     .testTarget(name: "PCMMixSampleRateTests", dependencies: ["PCMMixSampleRate", "PCMMix"]),
+    .testTarget(name: "PCMMixAcceleratedTests", dependencies: ["PCMMixAccelerated", "PCMMix"]),
     .testTarget(name: "PCMMixCLITests", dependencies: ["PCMMixCLI", "PCMMix"]),
   ],
   swiftLanguageModes: [.v6]

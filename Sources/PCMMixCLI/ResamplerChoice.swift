@@ -1,4 +1,5 @@
 import PCMMix
+import PCMMixAccelerated
 import PCMMixSampleRate
 
 /// The resampler backend named by `--resampler`: the built-in one at a preset, or one of
@@ -36,7 +37,8 @@ public enum ResamplerChoice: Equatable, Sendable {
     switch self {
     case .builtin(let name):
       let quality = ResamplerQuality.presets.first { $0.name == name }?.quality ?? .balanced
-      return SourceChain.builtin(quality)
+      // The AVX2 + FMA kernels where this CPU has them; the Swift path otherwise.
+      return Accelerated.factory(quality)
     case .libsamplerate(let converter):
       return SampleRateResampler.factory(converter)
     }

@@ -1,5 +1,6 @@
 import CBenchPeers
 import PCMMix
+import PCMMixAccelerated
 
 /// A resampler the benchmark compares: a name, where it comes from, and how to make one.
 struct Backend {
@@ -20,6 +21,7 @@ struct Backend {
   /// converters.
   static var pipelineBackends: [(name: String, factory: ResamplerFactory)] {
     BuiltinPresets.all.map { ("builtin-" + $0.name, SourceChain.builtin($0.quality)) }
+      + BuiltinPresets.accelerated
       + SampleRateBackends.all
   }
 
@@ -59,4 +61,13 @@ enum BuiltinPresets {
 
   /// The preset `CapturePipeline.Configuration()` uses.
   static let defaultName = "builtin-balanced"
+
+  /// The presets again with `PCMMixAccelerated`'s AVX2 + FMA kernels, when this CPU runs them
+  /// (`high` accumulates in Double and does not use them).
+  static var accelerated: [(name: String, factory: ResamplerFactory)] {
+    guard let kernel = Accelerated.kernel else { return [] }
+    return all.filter { $0.name != "high" }.map {
+      ("builtin-\($0.name)-\(kernel.name)", Accelerated.factory($0.quality))
+    }
+  }
 }

@@ -16,6 +16,31 @@ public struct PolyphaseResampler: Resampler {
   public let latency: Int
   /// The filter specification it was built from.
   public let quality: ResamplerQuality
+  /// Dot-product kernels used instead of the Swift SIMD ones (see ``DotKernel``).
+  public let kernel: DotKernel?
+
+  /// Dot products from outside the library: `PCMMixAccelerated` supplies AVX2 + FMA ones, which
+  /// Swift cannot emit without compiler flags. Both take `n`, a multiple of 8.
+  public struct DotKernel: Sendable {
+    /// `h · x` over `n` floats.
+    public typealias Dot = @convention(c) (UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Float
+    /// `h · a` and `h · b` over `n` floats, into `out[0]` and `out[1]`.
+    public typealias Dot2 =
+      @convention(c) (
+        UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, Int,
+        UnsafeMutablePointer<Float>
+      ) -> Void
+    /// A name for reports.
+    public var name: String
+    public var dot: Dot
+    public var dot2: Dot2
+
+    public init(name: String, dot: Dot, dot2: Dot2) {
+      self.name = name
+      self.dot = dot
+      self.dot2 = dot2
+    }
+  }
 
   @usableFromInline let up: Int
   @usableFromInline let down: Int
@@ -42,18 +67,20 @@ public struct PolyphaseResampler: Resampler {
   ///
   /// - Precondition: rates in 1 … 768,000 Hz, 1 … 64 channels.
   public init(
-    inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .balanced
+    inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .balanced,
+    kernel: DotKernel? = nil
   ) {
     self.init(
       inputRate: inputRate, outputRate: outputRate, channelCount: channelCount, quality: quality,
-      sharing: nil)
+      kernel: kernel, sharing: nil)
   }
 
   /// Creates a resampler, reusing `bank` when it was built for the same rates and quality.
   init(
     inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality,
-    sharing shared: _PolyphaseBank?
+    kernel: DotKernel?, sharing shared: _PolyphaseBank?
   ) {
+    self.kernel = kernel
     precondition((1...PCMFormat.maxSampleRate).contains(inputRate))
     precondition((1...PCMFormat.maxSampleRate).contains(outputRate))
     precondition((1...PCMFormat.maxChannels).contains(channelCount))
@@ -102,7 +129,7 @@ public struct PolyphaseResampler: Resampler {
     guard channelCount == 1, channels == 2 else { return nil }
     var r = PolyphaseResampler(
       inputRate: inputRate, outputRate: outputRate, channelCount: channels, quality: quality,
-      sharing: bank)
+      kernel: kernel, sharing: bank)
     (r.count, r.position, r.phase, r.framesIn, r.framesOut) = (
       count, position, phase, framesIn, framesOut
     )
@@ -155,6 +182,7 @@ public struct PolyphaseResampler: Resampler {
   ) -> (consumed: Int, produced: Int) {
     let bank = self.bank!
     let taps = bank.taps
+    let context = _KernelContext(bank, kernel, up: up)
     let channels = channelCount
     let room = min(output.count / channels, limit)
     let (stepWhole, stepFraction) = (down / up, down % up)
@@ -169,8 +197,7 @@ public struct PolyphaseResampler: Resampler {
         // Write every output whose window is complete.
         while position + taps <= count && produced < room {
           _kernel(
-            bank, phase: phase, up: up, base + position, capacity, channels,
-            out + produced * channels)
+            context, phase: phase, base + position, capacity, channels, out + produced * channels)
           produced += 1
           position += stepWhole
           phase += stepFraction
@@ -217,61 +244,83 @@ public struct PolyphaseResampler: Resampler {
   }
 }
 
+/// What one output frame needs, gathered once per call so the per-frame work touches no
+/// reference counts: the table's pointer and shape, and the kernels' function pointers.
+@usableFromInline
+struct _KernelContext {
+  @usableFromInline let coefficients: UnsafePointer<Float>
+  @usableFromInline let taps: Int
+  @usableFromInline let steps: Int
+  @usableFromInline let up: Int
+  @usableFromInline let inDouble: Bool
+  @usableFromInline let dot: PolyphaseResampler.DotKernel.Dot?
+  @usableFromInline let dot2: PolyphaseResampler.DotKernel.Dot2?
+
+  @inlinable
+  init(_ bank: _PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?, up: Int) {
+    coefficients = UnsafePointer(bank.coefficients)
+    taps = bank.taps
+    steps = bank.interpolationSteps
+    self.up = up
+    inDouble = bank.accumulatesInDouble
+    dot = bank.accumulatesInDouble ? nil : kernel?.dot
+    dot2 = bank.accumulatesInDouble ? nil : kernel?.dot2
+  }
+
+  /// The coefficient rows for a phase: the exact row (and `t` 0), or the two rows of the
+  /// interpolated table around it and the fraction between them.
+  @inlinable @inline(__always)
+  func rows(_ phase: Int) -> (UnsafePointer<Float>, UnsafePointer<Float>, Double) {
+    guard steps > 0 else {
+      let h = coefficients + phase * taps
+      return (h, h, 0)
+    }
+    let scaled = phase * steps
+    let row = scaled / up
+    let h0 = coefficients + row * taps
+    return (h0, h0 + taps, Double(scaled - row * up) / Double(up))
+  }
+}
+
 /// One output frame: every channel's window dotted with the phase's coefficients.
 @inlinable @inline(__always)
 func _kernel(
-  _ bank: _PolyphaseBank, phase: Int, up: Int, _ window: UnsafeMutablePointer<Float>,
-  _ planeStride: Int, _ channels: Int, _ out: UnsafeMutablePointer<Float>
+  _ k: _KernelContext, phase: Int, _ window: UnsafeMutablePointer<Float>, _ planeStride: Int,
+  _ channels: Int, _ out: UnsafeMutablePointer<Float>
 ) {
-  let taps = bank.taps
-  if bank.accumulatesInDouble {
-    let (h0, h1, t) = _rows(bank, phase: phase, up: up)
+  let taps = k.taps
+  let (h0, h1, t) = k.rows(phase)
+  if k.inDouble {
     for c in 0..<channels {
       let x = window + c * planeStride
       let a = _dotDouble(h0, x, taps)
       out[c] = Float(t == 0 ? a : a + t * (_dotDouble(h1, x, taps) - a))
     }
-  } else if bank.interpolationSteps == 0 {
-    let h = bank.coefficients + phase * taps
+  } else if t == 0 {
     var c = 0
     // Channels in pairs share each coefficient load.
     while c + 2 <= channels {
-      let x = window + c * planeStride
-      (out[c], out[c + 1]) = _dot2(h, x, x + planeStride, taps)
+      let x = UnsafePointer(window + c * planeStride)
+      if let dot2 = k.dot2 {
+        dot2(h0, x, x + planeStride, taps, out + c)
+      } else {
+        (out[c], out[c + 1]) = _dot2(h0, x, x + planeStride, taps)
+      }
       c += 2
     }
-    if c < channels { out[c] = _dot(h, window + c * planeStride, taps) }
+    if c < channels {
+      let x = UnsafePointer(window + c * planeStride)
+      out[c] = k.dot.map { $0(h0, x, taps) } ?? _dot(h0, x, taps)
+    }
   } else {
     // Interpolated table: the phase falls between two rows.
-    let steps = bank.interpolationSteps
-    let scaled = phase * steps
-    let row = scaled / up
-    let t = Float(scaled - row * up) / Float(up)
-    let h0 = bank.coefficients + row * taps
-    let h1 = h0 + taps
     for c in 0..<channels {
-      let x = window + c * planeStride
-      let a = _dot(h0, x, taps)
-      out[c] = a + t * (_dot(h1, x, taps) - a)
+      let x = UnsafePointer(window + c * planeStride)
+      let a = k.dot.map { $0(h0, x, taps) } ?? _dot(h0, x, taps)
+      let b = k.dot.map { $0(h1, x, taps) } ?? _dot(h1, x, taps)
+      out[c] = a + Float(t) * (b - a)
     }
   }
-}
-
-/// The coefficient rows for a phase: the exact row (and `t` 0), or the two rows of the
-/// interpolated table around it and the fraction between them.
-@inlinable @inline(__always)
-func _rows(_ bank: _PolyphaseBank, phase: Int, up: Int) -> (
-  UnsafePointer<Float>, UnsafePointer<Float>, Double
-) {
-  let taps = bank.taps
-  guard bank.interpolationSteps > 0 else {
-    let h = UnsafePointer(bank.coefficients + phase * taps)
-    return (h, h, 0)
-  }
-  let scaled = phase * bank.interpolationSteps
-  let row = scaled / up
-  let h0 = UnsafePointer(bank.coefficients + row * taps)
-  return (h0, h0 + taps, Double(scaled - row * up) / Double(up))
 }
 
 /// Dot product of `n` floats, `n` a multiple of 8, with products and sums in Double.

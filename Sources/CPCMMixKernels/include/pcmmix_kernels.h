@@ -1,0 +1,22 @@
+// Dot-product kernels for PCMMix's polyphase resampler, built for AVX2 + FMA and chosen at run
+// time. Swift cannot ask for those instructions without compiler flags that would stop the
+// package from being a dependency; a C function can, with a target attribute.
+#pragma once
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// 1 when this CPU runs the AVX2 + FMA kernels, else 0 (then the functions must not be called).
+int pcmmix_kernels_available(void);
+
+/// The dot product of `n` floats of `h` and `x`, `n` a multiple of 8.
+float pcmmix_dot(const float *h, const float *x, long n);
+
+/// The dot products of `h` with `a` and with `b` (`n` floats, a multiple of 8), into out[0] and
+/// out[1]; each coefficient is loaded once for both.
+void pcmmix_dot2(const float *h, const float *a, const float *b, long n, float *out);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,100 @@
+import Foundation
+import PCMMix
+import Testing
+
+@testable import PCMMixAccelerated
+
+/// The AVX2 + FMA kernels give the Swift path's output to within Float32 rounding, and the
+/// presets keep their quality with them.
+@Suite struct AcceleratedTests {
+  static let rates = [8000, 32000, 44100, 96000, 44056]
+
+  /// The machine this runs on must have the kernels for these tests to mean anything; CI and
+  /// the development machines do (x86-64 with AVX2 and FMA). Elsewhere the fallback is checked.
+  @Test func kernelsAreAvailableOnX86WithAVX2() {
+    #if arch(x86_64)
+      let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
+      let flags = cpu.split(separator: "\n").first { $0.hasPrefix("flags") } ?? ""
+      let has = flags.contains(" avx2") && flags.contains(" fma")
+      #expect((Accelerated.kernel != nil) == has)
+    #else
+      #expect(Accelerated.kernel == nil)
+    #endif
+  }
+
+  @Test(arguments: rates, [1, 2])
+  func matchesTheSwiftPathWithinRounding(rate: Int, channels: Int) {
+    let n = rate / 10
+    var x = [Float](repeating: 0, count: n * channels)
+    var g = SystemRandomNumberGenerator()
+    for i in x.indices { x[i] = Float.random(in: -0.9...0.9, using: &g) }
+    var plain = PolyphaseResampler(inputRate: rate, outputRate: 48000, channelCount: channels)
+    var fast = PolyphaseResampler(
+      inputRate: rate, outputRate: 48000, channelCount: channels, kernel: Accelerated.kernel)
+    let a = Self.run(&plain, x)
+    let b = Self.run(&fast, x)
+    #expect(a.count == b.count)
+    let worst = zip(a, b).map { abs($0 - $1) }.max() ?? 0
+    #expect(worst < 1e-5, "largest difference \(worst)")
+  }
+
+  @Test(arguments: [(ResamplerQuality.fast, 100.0), (.balanced, 130.0)])
+  func presetsKeepTheirToneSNR(quality: ResamplerQuality, floor: Double) {
+    for f in [100.0, 5000, 19_845] {
+      let n = 44_100 / 4
+      let x = (0..<n).map { Float(0.5 * cos(2 * .pi * f * Double($0) / 44_100)) }
+      var r = PolyphaseResampler(
+        inputRate: 44_100, outputRate: 48000, channelCount: 1, quality: quality,
+        kernel: Accelerated.kernel)
+      let y = Self.run(&r, x)
+      let snr = Self.toneSNR(Array(y[r.latency...]), frequency: f / 48000, skip: 1200)
+      #expect(snr >= floor, "\(f) Hz: \(snr) dB")
+    }
+  }
+
+  static func run(_ r: inout PolyphaseResampler, _ x: [Float]) -> [Float] {
+    let ch = r.channelCount
+    var out = [Float](
+      repeating: 0, count: (r.maxOutputFrames(forInputFrames: x.count / ch) + r.latency + 8) * ch)
+    var produced = 0
+    x.withUnsafeBufferPointer { i in
+      out.withUnsafeMutableBufferPointer { o in
+        produced = r.process(i, into: o).produced
+        while true {
+          let k = r.flush(into: UnsafeMutableBufferPointer(rebasing: o[(produced * ch)...]))
+          if k == 0 { break }
+          produced += k
+        }
+      }
+    }
+    return Array(out[..<(produced * ch)])
+  }
+
+  /// SNR of the best-fitting sine (with DC) at `frequency` cycles per sample.
+  static func toneSNR(_ y: [Float], frequency: Double, skip: Int) -> Double {
+    let w = 2 * Double.pi * frequency
+    let range = skip..<(y.count - skip)
+    var (cc, ss, cs, yc, ys) = (0.0, 0.0, 0.0, 0.0, 0.0)
+    for n in range {
+      let c = cos(w * Double(n))
+      let s = sin(w * Double(n))
+      let v = Double(y[n])
+      cc += c * c
+      ss += s * s
+      cs += c * s
+      yc += v * c
+      ys += v * s
+    }
+    let det = cc * ss - cs * cs
+    let a = (yc * ss - ys * cs) / det
+    let b = (ys * cc - yc * cs) / det
+    var signal = 0.0
+    var noise = 0.0
+    for n in range {
+      let fit = a * cos(w * Double(n)) + b * sin(w * Double(n))
+      signal += fit * fit
+      noise += (Double(y[n]) - fit) * (Double(y[n]) - fit)
+    }
+    return 10 * log10(signal / noise)
+  }
+}
