@@ -58,7 +58,9 @@ public struct SourceChain {
     { PolyphaseResampler(inputRate: $0, outputRate: $1, channelCount: $2, quality: quality) }
   }
 
-  /// Bytes of storage the chain holds (scratch, resampler history and coefficients).
+  /// Bytes of storage the chain holds: its scratch, and the built-in resampler's history and
+  /// coefficients. Another backend's internal state (libsamplerate's, for one) is not visible
+  /// from here and is not counted.
   public var retainedBytes: Int {
     let scratch = (decoded.capacity + mapped.capacity + resampled.capacity) * 4
     guard let r = resampler as? PolyphaseResampler else { return scratch }
