@@ -38,10 +38,17 @@ let package = Package(
       ],
       path: "Benchmarks/Sources/pcm-mix-bench"),
 
-    .testTarget(name: "PCMMixTests", dependencies: ["PCMMix"]),
-    .testTarget(name: "PCMMixSampleRateTests", dependencies: ["PCMMixSampleRate", "PCMMix"]),
-    .testTarget(name: "PCMMixAcceleratedTests", dependencies: ["PCMMixAccelerated", "PCMMix"]),
-    .testTarget(name: "PCMMixCLITests", dependencies: ["PCMMixCLI", "PCMMix"]),
+    // Helpers the test targets share (a seeded generator, a tone fit).
+    .target(name: "PCMMixTestSupport", dependencies: ["PCMMix"], path: "Tests/PCMMixTestSupport"),
+    .testTarget(name: "PCMMixTests", dependencies: ["PCMMix", "PCMMixTestSupport"]),
+    .testTarget(
+      name: "PCMMixSampleRateTests",
+      dependencies: ["PCMMixSampleRate", "PCMMix", "PCMMixTestSupport"]),
+    .testTarget(
+      name: "PCMMixAcceleratedTests",
+      dependencies: ["PCMMixAccelerated", "PCMMix", "PCMMixTestSupport"]),
+    .testTarget(
+      name: "PCMMixCLITests", dependencies: ["PCMMixCLI", "PCMMix", "PCMMixTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

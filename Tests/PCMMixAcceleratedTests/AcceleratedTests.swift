@@ -1,5 +1,6 @@
 import Foundation
 import PCMMix
+import PCMMixTestSupport
 import Testing
 
 @testable import PCMMixAccelerated
@@ -47,7 +48,8 @@ import Testing
         inputRate: 44_100, outputRate: 48000, channelCount: 1, quality: quality,
         kernel: Accelerated.kernel)
       let y = Self.run(&r, x)
-      let snr = Self.toneSNR(Array(y[r.latency...]), frequency: f / 48000, skip: 1200)
+      let aligned = Array(y[r.latency...])
+      let snr = ToneFit(aligned, frequency: f / 48000, range: 1200..<(aligned.count - 1200)).snrDB
       #expect(snr >= floor, "\(f) Hz: \(snr) dB")
     }
   }
@@ -68,33 +70,5 @@ import Testing
       }
     }
     return Array(out[..<(produced * ch)])
-  }
-
-  /// SNR of the best-fitting sine (with DC) at `frequency` cycles per sample.
-  static func toneSNR(_ y: [Float], frequency: Double, skip: Int) -> Double {
-    let w = 2 * Double.pi * frequency
-    let range = skip..<(y.count - skip)
-    var (cc, ss, cs, yc, ys) = (0.0, 0.0, 0.0, 0.0, 0.0)
-    for n in range {
-      let c = cos(w * Double(n))
-      let s = sin(w * Double(n))
-      let v = Double(y[n])
-      cc += c * c
-      ss += s * s
-      cs += c * s
-      yc += v * c
-      ys += v * s
-    }
-    let det = cc * ss - cs * cs
-    let a = (yc * ss - ys * cs) / det
-    let b = (ys * cc - yc * cs) / det
-    var signal = 0.0
-    var noise = 0.0
-    for n in range {
-      let fit = a * cos(w * Double(n)) + b * sin(w * Double(n))
-      signal += fit * fit
-      noise += (Double(y[n]) - fit) * (Double(y[n]) - fit)
-    }
-    return 10 * log10(signal / noise)
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import PCMMix
 import PCMMixCLI
+@_exported import PCMMixTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -283,21 +284,6 @@ func readWAV(_ path: String) throws -> WAVContents {
 }
 
 // MARK: - Numbers
-
-/// A seeded generator (SplitMix64) so random tests are repeatable.
-struct SplitMix64: RandomNumberGenerator {
-  var state: UInt64
-
-  init(seed: UInt64) { state = seed }
-
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
 
 /// Random int16 samples over the whole range, with the extremes included.
 func randomInt16s(_ count: Int, seed: UInt64) -> [Int16] {
