@@ -1,7 +1,9 @@
 /// Decodes raw PCM bytes into interleaved Float32 frames, the library's working samples.
 ///
-/// Scaling: integers map onto [-1, 1) by their full scale (`s16`: x / 32768, `u8`: (x − 128) / 128,
-/// `s24`: x / 2²³, `s32`: Float(x) / 2³¹), so every 8-, 16- and 24-bit value is exact in Float32.
+/// Scaling: integers map onto [-1, 1] by their full scale (`s16`: x / 32768, `u8`: (x − 128) / 128,
+/// `s24`: x / 2²³, `s32`: Float(x) / 2³¹), so every 8-, 16- and 24-bit value is exact in Float32
+/// and lies in [-1, 1). A 32-bit value keeps Float32's 24 bits: `Float(x)` rounds to nearest, so
+/// the largest values (from 2³¹ − 64 up) come out as exactly 1.0.
 /// Floats pass through (`f64` rounded to nearest). Byte order is swapped per the format, whole
 /// samples at a time (4 or 8 bytes for floats). Planar input is read plane by plane and written
 /// interleaved.
