@@ -4,6 +4,8 @@ import PCMMix
 func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
   var input = try InputFile.open(options.input)
   defer { input.close() }
+  try options.resampler.check(
+    inputRate: input.format.sampleRate, outputRate: options.rate, path: options.input.path)
   let output = try OutputFile.create(options.output, inputs: [options.input.path])
   do throws(CLIError) {
     var sink = try WriterSink.open(
@@ -33,11 +35,12 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
     }
     chain.finish(into: &sink)
     try sink.finish(options.output)
-    try output.commit()
   } catch {
     output.discard()
     throw error
   }
+  // Outside the do: a failed commit has already removed its temporary file.
+  try output.commit()
   if let warning = input.truncationWarning {
     console.err(CLIError(.data, input.path, warning).line + "\n")
   }

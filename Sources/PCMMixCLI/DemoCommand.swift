@@ -64,11 +64,12 @@ func demo(output path: String, console: Console) throws(CLIError) {
     pipeline.finish()
     drain()
     try sink.finish(path)
-    try output.commit()
   } catch {
     output.discard()
     throw error
   }
+  // Outside the do: a failed commit has already removed its temporary file.
+  try output.commit()
   let app = pipeline.mixer.app.counters
   let mic = pipeline.mixer.mic.counters
   func dBFS(_ v: Int16) -> String {

@@ -28,18 +28,18 @@ struct InputFile {
     if spec.path == "-" {
       fd = STDIN_FILENO
     } else {
-      fd = Glibc.open(spec.path, O_RDONLY | O_CLOEXEC)
+      fd = _openFile(spec.path, O_RDONLY | O_CLOEXEC)
       guard fd >= 0 else { throw CLIError(.noInput, spec.path, _errorText(errno)) }
       var st = stat()
       if fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) == S_IFDIR {
-        Glibc.close(fd)
+        _closeFile(fd)
         throw CLIError(.noInput, spec.path, "is a directory")
       }
     }
     do {
       return try InputFile(spec: spec, fd: fd)
     } catch {
-      if fd != STDIN_FILENO { Glibc.close(fd) }
+      if fd != STDIN_FILENO { _closeFile(fd) }
       throw error
     }
   }
@@ -120,11 +120,22 @@ struct InputFile {
   }
 
   func close() {
-    if fd != STDIN_FILENO { Glibc.close(fd) }
+    if fd != STDIN_FILENO { _closeFile(fd) }
   }
 }
 
 /// `strerror` text for an errno value.
 func _errorText(_ code: Int32) -> String {
   String(cString: strerror(code))
+}
+
+/// `open(2)` by a name that no method shadows, on Linux and Apple platforms alike.
+func _openFile(_ path: String, _ flags: Int32, _ mode: mode_t = 0) -> Int32 {
+  open(path, flags, mode)
+}
+
+/// `close(2)`, likewise.
+@discardableResult
+func _closeFile(_ fd: Int32) -> Int32 {
+  close(fd)
 }

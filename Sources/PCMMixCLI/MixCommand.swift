@@ -8,6 +8,10 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
   defer { app.close() }
   var mic = try InputFile.open(options.mic)
   defer { mic.close() }
+  try options.resampler.check(
+    inputRate: app.format.sampleRate, outputRate: options.rate, path: options.app.path)
+  try options.resampler.check(
+    inputRate: mic.format.sampleRate, outputRate: options.rate, path: options.mic.path)
   let output = try OutputFile.create(
     options.output, inputs: [options.app.path, options.mic.path])
   do throws(CLIError) {
@@ -27,11 +31,12 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
       progress.update(session.framesOut)
     }
     try sink.finish(options.output)
-    try output.commit()
   } catch {
     output.discard()
     throw error
   }
+  // Outside the do: a failed commit has already removed its temporary file.
+  try output.commit()
   for input in [app, mic] {
     if let warning = input.truncationWarning {
       console.err(CLIError(.data, input.path, warning).line + "\n")

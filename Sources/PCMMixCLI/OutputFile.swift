@@ -30,7 +30,7 @@ struct OutputFile {
       let kind = target.st_mode & S_IFMT
       if kind == S_IFDIR { throw CLIError(.cantCreate, path, "is a directory") }
       if kind != S_IFREG {
-        let fd = Glibc.open(path, O_WRONLY | O_CLOEXEC)
+        let fd = _openFile(path, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { throw CLIError(.cantCreate, path, _errorText(errno)) }
         return OutputFile(path: path, fd: fd, tempPath: nil)
       }
@@ -43,7 +43,7 @@ struct OutputFile {
     // Registered before it exists, so that a signal arriving just after the file is created
     // still removes it.
     _TempFiles.register(temp)
-    let fd = Glibc.open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+    let fd = _openFile(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
       let e = errno
       _TempFiles.unregister(temp)
@@ -56,10 +56,10 @@ struct OutputFile {
   /// Puts the finished output in place.
   func commit() throws(CLIError) {
     guard let temp = tempPath else {
-      if fd != STDOUT_FILENO { Glibc.close(fd) }
+      if fd != STDOUT_FILENO { _closeFile(fd) }
       return
     }
-    if fsync(fd) != 0 || Glibc.close(fd) != 0 {
+    if fsync(fd) != 0 || _closeFile(fd) != 0 {
       let e = errno
       discard()
       throw CLIError(.io, path, _errorText(e))
@@ -75,7 +75,7 @@ struct OutputFile {
 
   /// Removes the temporary file after a failure; the target is untouched.
   func discard() {
-    if fd != STDOUT_FILENO { Glibc.close(fd) }
+    if fd != STDOUT_FILENO { _closeFile(fd) }
     if let temp = tempPath {
       unlink(temp)
       _TempFiles.unregister(temp)
@@ -83,7 +83,8 @@ struct OutputFile {
   }
 }
 
-/// Temporary files to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP).
+/// Temporary files to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP) or dies of
+/// a trap (SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS): no failure leaves a partial file.
 enum _TempFiles {
   nonisolated(unsafe) static var counter = 0
   /// C strings the signal handler unlinks; only touched by the main thread and the handler.
@@ -95,7 +96,7 @@ enum _TempFiles {
   static func register(_ path: String) {
     if !installed {
       installed = true
-      for sig in [SIGINT, SIGTERM, SIGHUP] {
+      for sig in [SIGINT, SIGTERM, SIGHUP, SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS] {
         // A signal the caller has us ignore (nohup's SIGHUP) stays ignored.
         let ignore = unsafeBitCast(SIG_IGN, to: Int.self)
         let previous = signal(sig, _onSignal)

@@ -32,6 +32,17 @@ public enum ResamplerChoice: Equatable, Sendable {
     }
   }
 
+  /// Refuses (64) a libsamplerate converter for a rate pair it cannot convert, naming `path`.
+  func check(inputRate: Int, outputRate: Int, path: String) throws(CLIError) {
+    guard case .libsamplerate(let converter) = self,
+      !SampleRateResampler.supports(inputRate: inputRate, outputRate: outputRate)
+    else { return }
+    throw CLIError(
+      .usage, path,
+      "\(converter.cliName) converts ratios from 1/256 to 256; \(inputRate) Hz to \(outputRate) Hz"
+        + " is outside (use --resampler builtin)")
+  }
+
   /// The factory the source chains use.
   public var factory: ResamplerFactory {
     switch self {

@@ -103,10 +103,23 @@ public struct SampleRateResampler: Resampler {
     silence = [Float](repeating: 0, count: silenceFrames * channelCount)
   }
 
+  /// Whether libsamplerate converts between these rates: output / input within 1/256 … 256.
+  public static func supports(inputRate: Int, outputRate: Int) -> Bool {
+    inputRate > 0 && outputRate > 0 && outputRate <= 256 * inputRate
+      && inputRate <= 256 * outputRate
+  }
+
   /// A factory for the pipeline (``SourceChain``) that makes this backend with `converter`.
+  ///
+  /// For a rate pair libsamplerate cannot convert (``supports(inputRate:outputRate:)``), which a
+  /// capture stream's description may still name, the factory makes the built-in
+  /// ``PolyphaseResampler`` instead of trapping inside a capture callback.
   public static func factory(_ converter: Converter) -> ResamplerFactory {
     {
-      SampleRateResampler(
+      guard supports(inputRate: $0, outputRate: $1) else {
+        return PolyphaseResampler(inputRate: $0, outputRate: $1, channelCount: $2)
+      }
+      return SampleRateResampler(
         converter: converter, inputRate: $0, outputRate: $1, channelCount: $2)
     }
   }

@@ -75,3 +75,21 @@ import Testing
     }
   }
 }
+
+/// libsamplerate converts ratios from 1/256 to 256 only: outside that, `--resampler src-*` is a
+/// usage error that names the input (it trapped inside libsamplerate's wrapper).
+@Suite struct ResamplerRatioTests {
+  @Test func libsamplerateOutsideItsRatiosIsAUsageError() throws {
+    try withTempDir { dir in
+      try writeFile("\(dir)/in.raw", [UInt8](repeating: 0, count: 400))
+      let r = cli([
+        "convert", "\(dir)/in.raw", "--input-format", "s16le:100:1", "--resampler", "src-best",
+        "-o", "\(dir)/out.wav",
+      ])
+      #expect(r.code == 64)
+      #expect(r.err.contains("\(dir)/in.raw") && r.err.contains("1/256"))
+      #expect(!exists("\(dir)/out.wav"))
+      #expect(tempFiles(in: dir).isEmpty)
+    }
+  }
+}

@@ -267,3 +267,15 @@ import Testing
     #expect(abs(20 * log10(left.amplitude / 0.5)) < 0.01)
   }
 }
+
+/// The factory falls back to the built-in resampler for rates libsamplerate cannot convert, so a
+/// capture stream naming one cannot trap inside a callback.
+@Suite struct SampleRateFactoryFallbackTests {
+  @Test func unsupportedRatiosGetTheBuiltInResampler() {
+    #expect(!SampleRateResampler.supports(inputRate: 100, outputRate: 48_000))
+    #expect(SampleRateResampler.supports(inputRate: 8_000, outputRate: 48_000))
+    let r = SampleRateResampler.factory(.sincBest)(100, 48_000, 1)
+    #expect(r is PolyphaseResampler)
+    #expect(SampleRateResampler.factory(.sincBest)(44_100, 48_000, 2) is SampleRateResampler)
+  }
+}

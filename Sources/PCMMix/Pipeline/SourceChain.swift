@@ -104,6 +104,8 @@ public struct SourceChain {
   public mutating func process<Sink: FrameSink>(
     _ bytes: UnsafeRawBufferPointer, format: PCMFormat, into sink: inout Sink
   ) throws(ProbeError) {
+    // A format given directly invalidates the probe cache of `process(_:description:into:)`.
+    lastDescription = nil
     let frameBytes = format.bytesPerFrame
     guard bytes.count % frameBytes == 0 else {
       throw .partialFrame(byteCount: bytes.count, bytesPerFrame: frameBytes)
@@ -135,7 +137,8 @@ public struct SourceChain {
               input, inputChannels: decodedChannels, frames: n, into: m, outputChannels: channels)
             input = UnsafeBufferPointer(rebasing: m[..<(n * channels)])
           }
-          let produced = resampler!.process(input, into: o).produced
+          let (consumed, produced) = resampler!.process(input, into: resamplerRoom(o))
+          assert(consumed == n, "the scratch holds maxOutputFrames(block), so all input fits")
           emit(o, frames: produced, into: &sink)
         }
         start += n
@@ -153,7 +156,7 @@ public struct SourceChain {
     var scratch = takeScratch()
     _withBuffers(&scratch) { _, _, o in
       while true {
-        let n = resampler!.flush(into: o)
+        let n = resampler!.flush(into: resamplerRoom(o))
         if n == 0 { break }
         emit(o, frames: n, into: &sink)
       }
@@ -161,6 +164,12 @@ public struct SourceChain {
     (decoded, mapped, resampled) = scratch
     resampler!.reset()
     leadingToDrop = resampler!.latency
+  }
+
+  /// The part of the output scratch the resampler may fill: what still fits once upmixed.
+  @usableFromInline
+  func resamplerRoom(_ o: UnsafeMutableBufferPointer<Float>) -> UnsafeMutableBufferPointer<Float> {
+    UnsafeMutableBufferPointer(rebasing: o[..<(o.count / outputChannels * resampleChannels)])
   }
 
   /// Upmixes `frames` resampled frames in place when the resampler runs on fewer channels than

@@ -51,7 +51,9 @@ final class _PolyphaseBank: @unchecked Sendable {
     taps = max(8, (min(raw, cap) + 7) / 8 * 8)
     let beta = KaiserWindow.beta(attenuation: quality.attenuation)
     accumulatesInDouble = quality.attenuation > 140
-    if l * taps <= Self.exactLimit {
+    // One row per phase when it fits, or when there are few phases anyway (extreme downsampling
+    // to a rate like 1 Hz has a single phase and very long rows).
+    if l * taps <= Self.exactLimit || l <= 64 {
       rows = l
       interpolationSteps = 0
     } else {
