@@ -101,9 +101,13 @@ import Testing
       var count = 0
       var enabled = true
       var counters = MixCounters()
-      /// Frames appended since the last mix call, and the most ever between two.
+      /// Frames appended since the last mix call, and the most between two over the last one
+      /// to two windows of `MixerInput.burstWindow` mix calls.
       var sinceMix = 0
-      var largestBurst = 0
+      var burstThisWindow = 0
+      var burstLastWindow = 0
+      var mixes = 0
+      var largestBurst: Int { max(burstThisWindow, burstLastWindow) }
       var first: Int { next - count }
     }
 
@@ -178,8 +182,12 @@ import Testing
     mutating func mix(room: Int) -> [Float] {
       for side in [Side.app, .mic] {
         var s = self[side]
-        s.largestBurst = max(s.largestBurst, min(s.sinceMix, configuration.capacityFrames))
+        s.burstThisWindow = max(s.burstThisWindow, min(s.sinceMix, configuration.capacityFrames))
         s.sinceMix = 0
+        s.mixes += 1
+        if s.mixes == MixerInput.burstWindow {
+          (s.burstLastWindow, s.burstThisWindow, s.mixes) = (s.burstThisWindow, 0, 0)
+        }
         self[side] = s
       }
       let p = plan
@@ -302,6 +310,23 @@ import Testing
     #expect(mixer.app.counters.framesMixed == 30 * 512)
     #expect(mixer.app.counters.framesAlone == 30 * 512 - bound)
     #expect(total == 30 * 1024 - bound)
+  }
+
+  /// One huge delivery raises the stall bound only for a while: after two windows of mix calls
+  /// the bound is back to the lag beyond the ordinary bursts.
+  @Test func largestBurstForgetsAnOutlier() {
+    var mixer = DualBufferMixer()
+    Self.push(&mixer, .app, [Float](repeating: 0.1, count: 40_000 * 2))
+    Self.push(&mixer, .mic, [Float](repeating: 0.1, count: 40_000 * 2))
+    _ = Self.mixFloat(&mixer)
+    #expect(mixer.app.largestBurst == 40_000)
+    for _ in 0..<(2 * MixerInput.burstWindow) {
+      Self.push(&mixer, .app, [Float](repeating: 0.1, count: 64 * 2))
+      Self.push(&mixer, .mic, [Float](repeating: 0.1, count: 64 * 2))
+      _ = Self.mixFloat(&mixer)
+    }
+    #expect(mixer.app.largestBurst == 64)
+    #expect(mixer.lagBound(for: .app) == mixer.configuration.maxLagFrames + 64)
   }
 
   // MARK: Stall

@@ -18,9 +18,16 @@ public struct MixerInput: FrameSink {
   public private(set) var gain: Float = 1
   /// Frames appended since the last mix call: the size of the buffer being delivered.
   var framesSinceMix = 0
-  /// The most frames ever appended between two mix calls: the largest buffer this source
-  /// delivers at once, which sets how far behind it may fall before it counts as stalled.
-  public internal(set) var largestBurst = 0
+  /// The most frames appended between two mix calls over the last one to two windows of
+  /// ``burstWindow`` mix calls: the largest buffer this source delivers at once, which sets how
+  /// far behind it may fall before it counts as stalled. It forgets an old outlier (one 1 s
+  /// delivery) after two windows, so the bound comes back down.
+  public var largestBurst: Int { max(burstThisWindow, burstLastWindow) }
+  var burstThisWindow = 0
+  var burstLastWindow = 0
+  var mixesThisWindow = 0
+  /// Mix calls per window of ``largestBurst``: several seconds at capture callback rates.
+  public static let burstWindow = 512
 
   init(capacity: Int, channelCount: Int, gainDB: Double) {
     fifo = FrameFIFO(capacity: capacity, channelCount: channelCount)
@@ -72,7 +79,11 @@ public struct MixerInput: FrameSink {
 extension MixerInput {
   /// Closes the current burst at a mix call.
   mutating func endBurst() {
-    largestBurst = max(largestBurst, min(framesSinceMix, fifo.capacity))
+    burstThisWindow = max(burstThisWindow, min(framesSinceMix, fifo.capacity))
     framesSinceMix = 0
+    mixesThisWindow += 1
+    if mixesThisWindow == Self.burstWindow {
+      (burstLastWindow, burstThisWindow, mixesThisWindow) = (burstThisWindow, 0, 0)
+    }
   }
 }
