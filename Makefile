@@ -1,7 +1,8 @@
 # PCMMix: the two commands a fresh machine needs are `make demo` and `make test`.
 SWIFT ?= swift
+FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap build demo test bench bench-smoke lint vectors clean
+.PHONY: all bootstrap build demo test bench bench-smoke fuzz tsan lint vectors clean
 
 all: build
 
@@ -31,6 +32,15 @@ bench: bootstrap
 
 bench-smoke: bootstrap
 	SWIFT=$(SWIFT) Benchmarks/smoke.sh
+
+# libFuzzer on the WAV reader, probe + decode, and the whole pipeline: FUZZ_SECONDS per target
+# (default 60). Crashes land in Fuzz/Regressions/, which `swift test` replays.
+fuzz: bootstrap
+	Fuzz/run.sh $(FUZZ_SECONDS)
+
+# The two-thread feeding test under ThreadSanitizer (its own build directory).
+tsan: bootstrap
+	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter SharedCapturePipeline
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
