@@ -163,7 +163,7 @@ public struct SourceChain {
     }
     (decoded, mapped, resampled) = scratch
     resampler!.reset()
-    leadingToDrop = resampler!.latency
+    leadingToDrop = resampler!.latency - resampler!.skipLatency()
   }
 
   /// The part of the output scratch the resampler may fill: what still fits once upmixed.
@@ -223,7 +223,7 @@ public struct SourceChain {
       } else {
         finish(into: &sink)
         resampler = factory(new.sampleRate, outputRate, channels)
-        leadingToDrop = resampler!.latency
+        leadingToDrop = resampler!.latency - resampler!.skipLatency()
         resampleChannels = channels
       }
     }
@@ -233,8 +233,8 @@ public struct SourceChain {
       leadingToDrop = 0
       resampleChannels = channels
       if new.sampleRate != outputRate {
-        let r = factory(new.sampleRate, outputRate, channels)
-        leadingToDrop = r.latency
+        var r = factory(new.sampleRate, outputRate, channels)
+        leadingToDrop = r.latency - r.skipLatency()
         resampler = r
       }
       let block = (new.sampleRate + 99) / 100

@@ -140,6 +140,17 @@ public struct PolyphaseResampler: Resampler {
     return r
   }
 
+  /// Steps the phase past the `latency` pre-roll outputs in O(1): they would be computed from
+  /// the priming zeros and the first input only to be dropped.
+  public mutating func skipLatency() -> Int {
+    guard bank != nil, framesOut == 0, framesIn == 0 else { return 0 }
+    let total = phase + latency * down
+    position += total / up
+    phase = total % up
+    framesOut = latency
+    return latency
+  }
+
   public func maxOutputFrames(forInputFrames frames: Int) -> Int {
     bank == nil ? frames : frames * up / down + 2
   }

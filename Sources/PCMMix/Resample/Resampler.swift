@@ -34,6 +34,12 @@ public protocol Resampler {
   /// The most output frames one `process` call can produce from `frames` input frames.
   func maxOutputFrames(forInputFrames frames: Int) -> Int
 
+  /// Moves past the leading ``latency`` frames without computing them, when the backend can
+  /// (the built-in one can: they are pre-roll against silence), and returns how many it
+  /// skipped; a caller that wants time alignment drops the rest. Call only on a fresh or reset
+  /// converter. At very low input rates the delay is seconds of output, so this matters.
+  mutating func skipLatency() -> Int
+
   /// The same converter carried over to `channels` channels (mono → stereo: duplicated
   /// history), so a stream can change its channel count without a seam; `nil` when the backend
   /// cannot, and the caller starts a new one. May allocate.
@@ -41,6 +47,9 @@ public protocol Resampler {
 }
 
 extension Resampler {
+  /// By default nothing is skipped: the caller drops all ``latency`` frames.
+  public mutating func skipLatency() -> Int { 0 }
+
   /// By default a backend cannot carry its state to another channel count.
   public func remappingChannels(to channels: Int) -> (any Resampler)? { nil }
 }
