@@ -11,6 +11,8 @@ let package = Package(
     // libsamplerate as a second resampler backend (needs libsamplerate through pkg-config).
     .library(name: "PCMMixSampleRate", targets: ["PCMMixSampleRate"]),
     .executable(name: "pcm-mix", targets: ["pcm-mix"]),
+    // The fuzz drivers, for the libFuzzer package in Fuzz/ (not part of the library's API).
+    .library(name: "PCMMixFuzzDrivers", targets: ["PCMMixFuzzDrivers"]),
     .executable(name: "pcm-mix-bench", targets: ["pcm-mix-bench"]),
   ],
   targets: [
@@ -40,7 +42,9 @@ let package = Package(
 
     // Helpers the test targets share (a seeded generator, a tone fit).
     .target(name: "PCMMixTestSupport", dependencies: ["PCMMix"], path: "Tests/PCMMixTestSupport"),
-    .testTarget(name: "PCMMixTests", dependencies: ["PCMMix", "PCMMixTestSupport"]),
+    .target(name: "PCMMixFuzzDrivers", dependencies: ["PCMMix"], path: "Tests/PCMMixFuzzDrivers"),
+    .testTarget(
+      name: "PCMMixTests", dependencies: ["PCMMix", "PCMMixTestSupport", "PCMMixFuzzDrivers"]),
     .testTarget(
       name: "PCMMixSampleRateTests",
       dependencies: ["PCMMixSampleRate", "PCMMix", "PCMMixTestSupport"]),
