@@ -142,3 +142,22 @@ import Testing
     if c.rate >= floor { body() }
   }
 }
+
+/// int16 output, measured on its own: its floor is the 16-bit quantization (for a sine of
+/// amplitude A of full scale, 6.02 × 16 + 1.76 + 20·log10(A) dB: 92.1 dB at A = 0.5), and the
+/// resampler must not be what limits it.
+@Suite struct Int16OutputQualityTests {
+  @Test(arguments: [8000, 32000, 44100, 96000])
+  func int16OutputReachesTheQuantizationFloor(rate: Int) {
+    let floor = 6.02 * 16 + 1.76 + 20 * log10(0.5)
+    for f in [440.0, 0.5 * Double(min(rate, 48000)) / 2, 0.85 * Double(min(rate, 48000)) / 2] {
+      let n = rate / 4
+      let x = (0..<n).map { Float(0.5 * cos(2 * .pi * f * Double($0) / Double(rate))) }
+      var r = PolyphaseResampler(inputRate: rate, outputRate: 48000, channelCount: 1)
+      let y = resampleAligned(&r, x).map { Float(Encoder.int16($0)) / 32768 }
+      let fit = ToneFit(y, frequency: f / 48000, range: 1200..<(y.count - 1200))
+      print("int16 \(rate) Hz → 48 kHz, \(Int(f)) Hz: SNR \(String(format: "%.2f", fit.snrDB)) dB")
+      #expect(fit.snrDB >= floor - 1, "\(f) Hz: \(fit.snrDB) dB, floor \(floor) dB")
+    }
+  }
+}
