@@ -92,3 +92,19 @@ public func resampleAligned(_ r: inout some Resampler, _ input: [Float]) -> [Flo
   }
   return Array(out[(r.latency * ch)..<(produced * ch)])
 }
+
+/// 10·log10(Σ ref² / Σ (out − ref)²) over the frames in `range` of one channel of interleaved
+/// stereo: how far `out` is from a reference signal.
+public func referenceSNR(_ out: [Float], _ ref: [Float], channel: Int, range: Range<Int>)
+  -> Double
+{
+  var signal = 0.0
+  var noise = 0.0
+  for j in range {
+    let r = Double(ref[2 * j + channel])
+    let e = Double(out[2 * j + channel]) - r
+    signal += r * r
+    noise += e * e
+  }
+  return 10 * log10(signal / max(noise, 1e-300))
+}

@@ -63,19 +63,6 @@ import Testing
     }
   }
 
-  /// 10·log10(Σ ref² / Σ (out − ref)²) over `range` of one channel of interleaved stereo.
-  static func snrDB(_ out: [Float], _ ref: [Float], channel: Int, range: Range<Int>) -> Double {
-    var signal = 0.0
-    var noise = 0.0
-    for j in range {
-      let r = Double(ref[2 * j + channel])
-      let e = Double(out[2 * j + channel]) - r
-      signal += r * r
-      noise += e * e
-    }
-    return 10 * log10(signal / max(noise, 1e-300))
-  }
-
   /// Streams `input` through `r` in pieces of the given sizes (cycled), then flushes; returns the
   /// output with the leading latency dropped.
   static func streamed(
@@ -119,8 +106,8 @@ import Testing
         == RateRatio.outputFrames(
           forInputFrames: v.input.count / 2, inputRate: v.inputRate, outputRate: 48_000))
     try #require(out.count >= 2 * v.compare.upperBound)
-    let left = Self.snrDB(out, v.expected, channel: 0, range: v.compare)
-    let right = Self.snrDB(out, v.expected, channel: 1, range: v.compare)
+    let left = referenceSNR(out, v.expected, channel: 0, range: v.compare)
+    let right = referenceSNR(out, v.expected, channel: 1, range: v.compare)
     let threshold = try #require(Self.minSNRdB[v.inputRate], "no threshold for \(v.inputRate)")
     print(
       "resample \(v.inputRate) → 48000: SNR L \(String(format: "%.2f", left))"
@@ -143,8 +130,8 @@ import Testing
     let edge = r.latency
     let range =
       max(v.compare.lowerBound, edge)..<min(v.compare.upperBound, v.outputFrames - edge)
-    let left = Self.snrDB(out, v.expected, channel: 0, range: range)
-    let right = Self.snrDB(out, v.expected, channel: 1, range: range)
+    let left = referenceSNR(out, v.expected, channel: 0, range: range)
+    let right = referenceSNR(out, v.expected, channel: 1, range: range)
     print(
       "resample \(v.inputRate) → 48000, \(preset.0): SNR L \(String(format: "%.2f", left))"
         + " / R \(String(format: "%.2f", right)) dB (target \(preset.1) dB)")

@@ -87,19 +87,6 @@ import Testing
     }
   }
 
-  /// 10·log10(Σ ref² / Σ (out − ref)²) over `range` of one channel of interleaved stereo.
-  static func snrDB(_ out: [Float], _ ref: [Float], channel: Int, range: Range<Int>) -> Double {
-    var signal = 0.0
-    var noise = 0.0
-    for j in range {
-      let r = Double(ref[2 * j + channel])
-      let e = Double(out[2 * j + channel]) - r
-      signal += r * r
-      noise += e * e
-    }
-    return 10 * log10(signal / max(noise, 1e-300))
-  }
-
   /// Minimum per-channel SNR in dB against `expected_mix.f32` (soxr VHQ per stream, averaged in
   /// float64) over [compareStart, compareEnd): the measured L 107.69 / R 110.73 dB minus a 3 dB
   /// margin, rounded down to 0.5 dB. The reference itself is 83.35 / 84.99 dB from the ideal
@@ -143,8 +130,8 @@ import Testing
       #expect(c.framesBuffered == 0, "\(side): \(c.framesBuffered) frames left in the mixer")
     }
     try #require(frames >= scene.compare.upperBound)
-    let left = snrDB(output, scene.expected, channel: 0, range: scene.compare)
-    let right = snrDB(output, scene.expected, channel: 1, range: scene.compare)
+    let left = referenceSNR(output, scene.expected, channel: 0, range: scene.compare)
+    let right = referenceSNR(output, scene.expected, channel: 1, range: scene.compare)
     print(
       "scene (\(label)) SNR vs expected_mix.f32: L \(String(format: "%.2f", left))"
         + " / R \(String(format: "%.2f", right)) dB (threshold \(minSNRdB) dB)")
