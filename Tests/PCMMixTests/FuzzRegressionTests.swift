@@ -71,9 +71,9 @@ import Testing
 /// `finish` computes the whole delay and tail, almost all of it then dropped, inside the capture
 /// callback. Here one frame at 100 Hz (480 frames of audio) costs 17,760 output frames of
 /// filter work. Fixed: the built-in resampler steps past the pre-roll it would drop
-/// (`skipLatency`), so the work is the audio's length plus the filter's tail. (A source that
-/// declares 1 Hz still means seconds of audio per frame; the fuzz driver keeps its free rates at
-/// 1 kHz and up for that reason.)
+/// (`skipLatency`), so the work is the audio's length plus the filter's tail. A source that
+/// declares 1 Hz still means seconds of audio per frame, so the capture pipeline refuses rates
+/// under 1 kHz by default (`CapturePipeline.Configuration.inputRates`).
 @Test func lowRateDelayIsBounded() {
   let work = _WorkCounter()
   let factory: ResamplerFactory = { input, output, channels in
@@ -82,7 +82,8 @@ import Testing
         inputRate: input, outputRate: output, channelCount: channels, quality: .fast),
       work: work)
   }
-  var pipeline = CapturePipeline(.init(resampler: factory))
+  // The default configuration refuses rates under 1 kHz; this one takes them, to show the work.
+  var pipeline = CapturePipeline(.init(resampler: factory, inputRates: 1...768_000))
   let format = PCMFormat(sampleRate: 100, channelCount: 1, sampleType: .s16)
   let frame: [UInt8] = [0, 0x40]
   frame.withUnsafeBytes { try! pipeline.appendApp($0, description: StreamDescription(format)) }
@@ -133,4 +134,19 @@ private struct _FuzzInput: Sendable, CustomTestStringConvertible {
   var target: String
   var path: String
   var testDescription: String { path }
+}
+
+/// The capture pipeline refuses a declared rate under its `inputRates` (1 kHz by default) with a
+/// typed error, and the stream goes on.
+@Test func capturePipelineRefusesRatesBelowItsRange() throws {
+  var pipeline = CapturePipeline()
+  let low = StreamDescription(PCMFormat(sampleRate: 100, channelCount: 1, sampleType: .s16))
+  let frame: [UInt8] = [0, 0x40]
+  #expect(throws: ProbeError.invalidSampleRate(100)) {
+    try frame.withUnsafeBytes { try pipeline.appendApp($0, description: low) }
+  }
+  #expect(throws: ProbeError.invalidSampleRate(100)) { try pipeline.prepare(app: nil, mic: low) }
+  #expect(pipeline.mixer.app.counters.framesIn == 0)
+  let ok = StreamDescription(PCMFormat(sampleRate: 44_100, channelCount: 1, sampleType: .s16))
+  try frame.withUnsafeBytes { try pipeline.appendApp($0, description: ok) }
 }

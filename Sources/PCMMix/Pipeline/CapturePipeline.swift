@@ -19,15 +19,21 @@ public struct CapturePipeline {
     public var mixer: DualBufferMixer.Configuration
     /// The resampler backend for both sources.
     public var resampler: ResamplerFactory
+    /// Input rates a capture source may declare (default 1 kHz … 768 kHz). A description below
+    /// the range is refused with ``ProbeError/invalidSampleRate(_:)``: at 1 Hz one frame is a
+    /// second of output, so a bogus rate would mean seconds of work inside a callback.
+    public var inputRates: ClosedRange<Int>
 
     /// Creates a configuration.
     public init(
       outputRate: Int = 48_000, mixer: DualBufferMixer.Configuration = .init(),
-      resampler: @escaping ResamplerFactory = SourceChain.builtin(.balanced)
+      resampler: @escaping ResamplerFactory = SourceChain.builtin(.balanced),
+      inputRates: ClosedRange<Int> = 1_000...PCMFormat.maxSampleRate
     ) {
       self.outputRate = outputRate
       self.mixer = mixer
       self.resampler = resampler
+      self.inputRates = inputRates
     }
   }
 
@@ -37,6 +43,8 @@ public struct CapturePipeline {
   public private(set) var mic: SourceChain
   /// The mixer, with its counters and per-source gains.
   public var mixer: DualBufferMixer
+  /// Input rates a source may declare.
+  public let inputRates: ClosedRange<Int>
 
   /// Creates a pipeline.
   public init(_ configuration: Configuration = Configuration()) {
@@ -48,6 +56,15 @@ public struct CapturePipeline {
       outputRate: configuration.outputRate, outputChannels: 2,
       resampler: configuration.resampler)
     mixer = DualBufferMixer(configuration.mixer)
+    inputRates = configuration.inputRates
+  }
+
+  /// Refuses a description whose rate lies outside ``inputRates``.
+  func check(_ description: StreamDescription) throws(ProbeError) {
+    let rate = description.sampleRate
+    guard rate >= Double(inputRates.lowerBound), rate <= Double(inputRates.upperBound) else {
+      throw .invalidSampleRate(rate)
+    }
   }
 
   /// Configures both chains for the formats the capture will deliver, before the first buffer,
@@ -56,18 +73,26 @@ public struct CapturePipeline {
   public mutating func prepare(
     app appDescription: StreamDescription?, mic micDescription: StreamDescription?
   ) throws(ProbeError) {
-    if let appDescription { try app.prepare(for: appDescription, into: &mixer.app) }
-    if let micDescription { try mic.prepare(for: micDescription, into: &mixer.mic) }
+    if let appDescription {
+      try check(appDescription)
+      try app.prepare(for: appDescription, into: &mixer.app)
+    }
+    if let micDescription {
+      try check(micDescription)
+      try mic.prepare(for: micDescription, into: &mixer.mic)
+    }
   }
 
   /// Takes one app audio buffer.
   ///
-  /// - Throws: ``ProbeError`` when the description is not readable PCM or the bytes are not a
-  ///   whole number of frames; the buffer is then not used and the stream continues.
+  /// - Throws: ``ProbeError`` when the description is not readable PCM, declares a rate outside
+  ///   ``inputRates``, or the bytes are not a whole number of frames; the buffer is then not used
+  ///   and the stream continues.
   /// - Complexity: O(frames in the buffer).
   public mutating func appendApp(
     _ bytes: UnsafeRawBufferPointer, description: StreamDescription
   ) throws(ProbeError) {
+    try check(description)
     try app.process(bytes, description: description, into: &mixer.app)
   }
 
@@ -75,6 +100,7 @@ public struct CapturePipeline {
   public mutating func appendMic(
     _ bytes: UnsafeRawBufferPointer, description: StreamDescription
   ) throws(ProbeError) {
+    try check(description)
     try mic.process(bytes, description: description, into: &mixer.mic)
   }
 
