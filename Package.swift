@@ -42,7 +42,9 @@ let package = Package(
 
     // Helpers the test targets share (a seeded generator, a tone fit).
     .target(name: "PCMMixTestSupport", dependencies: ["PCMMix"], path: "Tests/PCMMixTestSupport"),
-    .target(name: "PCMMixFuzzDrivers", dependencies: ["PCMMix"], path: "Tests/PCMMixFuzzDrivers"),
+    .target(
+      name: "PCMMixFuzzDrivers", dependencies: ["PCMMix", "PCMMixTestSupport"],
+      path: "Tests/PCMMixFuzzDrivers"),
     .testTarget(
       name: "PCMMixTests", dependencies: ["PCMMix", "PCMMixTestSupport", "PCMMixFuzzDrivers"]),
     .testTarget(

@@ -1,4 +1,5 @@
 import PCMMix
+import PCMMixTestSupport
 
 /// Drives a ``CapturePipeline`` with a schedule read from the input: which source, buffer
 /// lengths 0 … 30,000 frames (about 4 s of audio in all), format switches, stalls (runs of one source without a mix),
@@ -96,7 +97,7 @@ public enum FuzzPipeline {
         var d = StreamDescription(formats[side])
         if r.u8() & 1 == 0 { d.bitsPerChannel = r.u32() } else { d.sampleRate = Double(r.u32()) }
         let before = (pipeline.mixer.app.counters, pipeline.mixer.mic.counters)
-        if appendBytes(&pipeline, side, bytes, d) != nil {
+        if appendBuffer(&pipeline, side: side, bytes, d) != nil {
           // A rejected buffer changes nothing.
           precondition((pipeline.mixer.app.counters, pipeline.mixer.mic.counters) == before)
         }
@@ -124,27 +125,8 @@ public enum FuzzPipeline {
     if !pattern.isEmpty { for i in 0..<count { bytes[i] = pattern[i % pattern.count] } }
     if format.sampleType.isFloat { sawFloat = true }
     let description = StreamDescription(format)
-    if let error = appendBytes(&pipeline, side, bytes, description) {
+    if let error = appendBuffer(&pipeline, side: side, bytes, description) {
       preconditionFailure("a valid buffer was refused: \(error) for \(format)")
-    }
-  }
-
-  /// Appends `bytes` to the app (side 0) or the mic (side 1); returns the error, if any.
-  static func appendBytes(
-    _ pipeline: inout CapturePipeline, _ side: Int, _ bytes: [UInt8],
-    _ description: StreamDescription
-  ) -> ProbeError? {
-    bytes.withUnsafeBytes { raw -> ProbeError? in
-      do throws(ProbeError) {
-        if side == 0 {
-          try pipeline.appendApp(raw, description: description)
-        } else {
-          try pipeline.appendMic(raw, description: description)
-        }
-        return nil
-      } catch {
-        return error
-      }
     }
   }
 

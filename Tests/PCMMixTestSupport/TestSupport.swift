@@ -108,3 +108,38 @@ public func referenceSNR(_ out: [Float], _ ref: [Float], channel: Int, range: Ra
   }
   return 10 * log10(signal / max(noise, 1e-300))
 }
+
+/// Little-endian s16 bytes with `channels` channels to float, through the ``Decoder``.
+public func decodeS16(_ bytes: [UInt8], channels: Int) -> [Float] {
+  let format = PCMFormat(sampleRate: 48_000, channelCount: channels, sampleType: .s16)
+  let frames = bytes.count / format.bytesPerFrame
+  var out = [Float](repeating: .nan, count: frames * channels)
+  bytes.withUnsafeBytes { src in
+    out.withUnsafeMutableBufferPointer {
+      Decoder.decode(
+        src, format: format, totalFrames: frames, frames: 0..<frames, outputChannels: channels,
+        into: $0)
+    }
+  }
+  return out
+}
+
+/// Appends `bytes` to the app (side 0) or the mic (side 1) of `pipeline`; returns the error, if
+/// any, instead of throwing (so callers can assert on it inside closures).
+public func appendBuffer(
+  _ pipeline: inout CapturePipeline, side: Int, _ bytes: [UInt8],
+  _ description: StreamDescription
+) -> ProbeError? {
+  bytes.withUnsafeBytes { raw -> ProbeError? in
+    do throws(ProbeError) {
+      if side == 0 {
+        try pipeline.appendApp(raw, description: description)
+      } else {
+        try pipeline.appendMic(raw, description: description)
+      }
+      return nil
+    } catch {
+      return error
+    }
+  }
+}

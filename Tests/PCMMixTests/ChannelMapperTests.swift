@@ -3,21 +3,6 @@ import Testing
 @testable import PCMMix
 
 @Suite struct ChannelMapperTests {
-  /// Decodes interleaved s16le with `channels` channels to float.
-  static func decodeS16(_ bytes: [UInt8], channels: Int) -> [Float] {
-    let format = PCMFormat(sampleRate: 48_000, channelCount: channels, sampleType: .s16)
-    let frames = bytes.count / format.bytesPerFrame
-    var out = [Float](repeating: .nan, count: frames * channels)
-    bytes.withUnsafeBytes { src in
-      out.withUnsafeMutableBufferPointer {
-        Decoder.decode(
-          src, format: format, totalFrames: frames, frames: 0..<frames, outputChannels: channels,
-          into: $0)
-      }
-    }
-    return out
-  }
-
   static func map(_ input: [Float], from: Int, to: Int, sentinel: Float = -7) -> [Float] {
     let frames = input.count / from
     var out = [Float](repeating: sentinel, count: frames * to + 1)
@@ -42,7 +27,7 @@ import Testing
   @Test func monoToStereoVector() throws {
     let v = try #require(Vectors.family("channels").first)
     #expect(v["inputChannels"] as? Int == 1 && v["outputChannels"] as? Int == 2)
-    let mono = Self.decodeS16(try Vectors.bytes(v["inputFile"] as! String), channels: 1)
+    let mono = decodeS16(try Vectors.bytes(v["inputFile"] as! String), channels: 1)
     let expected = try Vectors.int16(v["expectedFile"] as! String)
     #expect(mono.count == v["frames"] as! Int)
 
@@ -111,7 +96,7 @@ import Testing
     let bytes = pairs.flatMap { [$0.0, $0.1] }.flatMap { v in
       [UInt8(truncatingIfNeeded: v), UInt8(truncatingIfNeeded: v >> 8)]
     }
-    let mono = Self.map(Self.decodeS16(bytes, channels: 2), from: 2, to: 1)
+    let mono = Self.map(decodeS16(bytes, channels: 2), from: 2, to: 1)
     for (i, (l, r)) in pairs.enumerated() {
       #expect(Encoder.int16(mono[i]) == Int16((Int(l) + Int(r)) / 2), "\(l), \(r)")
     }

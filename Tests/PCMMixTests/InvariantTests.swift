@@ -51,7 +51,7 @@ import Testing
           let bytes = sources[side].next(frames: frames, rng: &rng)
           let description = StreamDescription(sources[side].format)
           let enabled = side == 0 ? pipeline.mixer.app.isEnabled : pipeline.mixer.mic.isEnabled
-          if let error = _append(&pipeline, side: side, bytes, description) {
+          if let error = appendBuffer(&pipeline, side: side, bytes, description) {
             violations.append("\(at): valid buffer threw \(error)")
           }
           // Frames are dropped only for being appended while disabled or past capacity.
@@ -73,7 +73,7 @@ import Testing
           guard format.bytesPerFrame > 1 else { continue }
           let bytes = [UInt8](repeating: 0x7F, count: format.bytesPerFrame * 3 + 1)
           let description = StreamDescription(format)
-          if _append(&pipeline, side: side, bytes, description) == nil {
+          if appendBuffer(&pipeline, side: side, bytes, description) == nil {
             violations.append("\(at): partial frame accepted")
           }
           if (pipeline.mixer.app.counters, pipeline.mixer.mic.counters) != before {
@@ -439,25 +439,6 @@ private struct _Signal {
       }
     }
     return _encode(samples, format)
-  }
-}
-
-/// Appends to the app (side 0) or the mic (side 1); returns the error, if any.
-private func _append(
-  _ pipeline: inout CapturePipeline, side: Int, _ bytes: [UInt8],
-  _ description: StreamDescription
-) -> ProbeError? {
-  bytes.withUnsafeBytes { raw -> ProbeError? in
-    do throws(ProbeError) {
-      if side == 0 {
-        try pipeline.appendApp(raw, description: description)
-      } else {
-        try pipeline.appendMic(raw, description: description)
-      }
-      return nil
-    } catch {
-      return error
-    }
   }
 }
 

@@ -5,21 +5,6 @@ import Testing
 @Suite struct MixVectorTests {
   static let names = Vectors.family("mix").map { $0["name"] as! String }
 
-  /// Little-endian s16 bytes to float through the ``Decoder``.
-  static func decodeS16(_ bytes: [UInt8], channels: Int) -> [Float] {
-    let format = PCMFormat(sampleRate: 48_000, channelCount: channels, sampleType: .s16)
-    let frames = bytes.count / format.bytesPerFrame
-    var out = [Float](repeating: .nan, count: frames * channels)
-    bytes.withUnsafeBytes { src in
-      out.withUnsafeMutableBufferPointer {
-        Decoder.decode(
-          src, format: format, totalFrames: frames, frames: 0..<frames, outputChannels: channels,
-          into: $0)
-      }
-    }
-    return out
-  }
-
   struct MixVector {
     let app: [Float]
     let mic: [Float]
@@ -32,8 +17,8 @@ import Testing
       #expect(v["sampleType"] as? String == "s16le" && v["channels"] as? Int == 2)
       policy = try #require(MixPolicy(rawValue: v["policy"] as! String))
       frames = v["frames"] as! Int
-      app = MixVectorTests.decodeS16(try Vectors.bytes(v["appFile"] as! String), channels: 2)
-      mic = MixVectorTests.decodeS16(try Vectors.bytes(v["micFile"] as! String), channels: 2)
+      app = decodeS16(try Vectors.bytes(v["appFile"] as! String), channels: 2)
+      mic = decodeS16(try Vectors.bytes(v["micFile"] as! String), channels: 2)
       expected = try Vectors.int16(v["expectedFile"] as! String)
       #expect(app.count == frames * 2 && mic.count == frames * 2 && expected.count == frames * 2)
     }
