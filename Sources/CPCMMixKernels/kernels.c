@@ -55,6 +55,85 @@ PCMMIX_TARGET void pcmmix_dot2(const float *h, const float *a, const float *b, l
   out[1] = hsum(_mm256_add_ps(b0, b1));
 }
 
+// Sixteen consecutive outputs at once (see pcmmix_group16 in the header). Each tap m broadcasts one
+// input sample per channel against a row of 16 coefficients, one per output, so no horizontal
+// sums are needed and each row load serves both channels of a pair. Even and odd taps go to
+// separate accumulators to keep two FMAs in flight per cycle despite their 4-cycle latency.
+PCMMIX_TARGET static void group_pair(const float *table, long width, const float *a,
+                                     const float *b, float *la, float *lb) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+  __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
+  __m256 a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+  __m256 b2 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
+  long m = 0;
+  for (; m + 2 <= width; m += 2) {
+    const float *t = table + m * 16;
+    __m256 c0 = _mm256_loadu_ps(t), c1 = _mm256_loadu_ps(t + 8);
+    __m256 xa = _mm256_broadcast_ss(a + m), xb = _mm256_broadcast_ss(b + m);
+    a0 = _mm256_fmadd_ps(c0, xa, a0);
+    a1 = _mm256_fmadd_ps(c1, xa, a1);
+    b0 = _mm256_fmadd_ps(c0, xb, b0);
+    b1 = _mm256_fmadd_ps(c1, xb, b1);
+    __m256 c2 = _mm256_loadu_ps(t + 16), c3 = _mm256_loadu_ps(t + 24);
+    __m256 ya = _mm256_broadcast_ss(a + m + 1), yb = _mm256_broadcast_ss(b + m + 1);
+    a2 = _mm256_fmadd_ps(c2, ya, a2);
+    a3 = _mm256_fmadd_ps(c3, ya, a3);
+    b2 = _mm256_fmadd_ps(c2, yb, b2);
+    b3 = _mm256_fmadd_ps(c3, yb, b3);
+  }
+  if (m < width) {
+    const float *t = table + m * 16;
+    __m256 xa = _mm256_broadcast_ss(a + m), xb = _mm256_broadcast_ss(b + m);
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(t), xa, a0);
+    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 8), xa, a1);
+    b0 = _mm256_fmadd_ps(_mm256_loadu_ps(t), xb, b0);
+    b1 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 8), xb, b1);
+  }
+  _mm256_storeu_ps(la, _mm256_add_ps(a0, a2));
+  _mm256_storeu_ps(la + 8, _mm256_add_ps(a1, a3));
+  _mm256_storeu_ps(lb, _mm256_add_ps(b0, b2));
+  _mm256_storeu_ps(lb + 8, _mm256_add_ps(b1, b3));
+}
+
+PCMMIX_TARGET static void group_one(const float *table, long width, const float *a, float *la) {
+  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
+  __m256 a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+  long m = 0;
+  for (; m + 2 <= width; m += 2) {
+    const float *t = table + m * 16;
+    __m256 xa = _mm256_broadcast_ss(a + m), ya = _mm256_broadcast_ss(a + m + 1);
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(t), xa, a0);
+    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 8), xa, a1);
+    a2 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 16), ya, a2);
+    a3 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 24), ya, a3);
+  }
+  if (m < width) {
+    const float *t = table + m * 16;
+    __m256 xa = _mm256_broadcast_ss(a + m);
+    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(t), xa, a0);
+    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 8), xa, a1);
+  }
+  _mm256_storeu_ps(la, _mm256_add_ps(a0, a2));
+  _mm256_storeu_ps(la + 8, _mm256_add_ps(a1, a3));
+}
+
+PCMMIX_TARGET void pcmmix_group16(const float *table, long width, const float *x, long stride,
+                                  long channels, float *out, long first, long count) {
+  float lanes[2][16];
+  long c = 0;
+  for (; c + 2 <= channels; c += 2) {
+    group_pair(table, width, x + c * stride, x + (c + 1) * stride, lanes[0], lanes[1]);
+    for (long i = 0; i < count; i++) {
+      out[i * channels + c] = lanes[0][first + i];
+      out[i * channels + c + 1] = lanes[1][first + i];
+    }
+  }
+  if (c < channels) {
+    group_one(table, width, x + c * stride, lanes[0]);
+    for (long i = 0; i < count; i++) out[i * channels + c] = lanes[0][first + i];
+  }
+}
+
 #else
 
 // Elsewhere (arm64: the Swift SIMD path already maps to NEON) there is no kernel.
@@ -69,6 +148,17 @@ float pcmmix_dot(const float *h, const float *x, long n) {
 void pcmmix_dot2(const float *h, const float *a, const float *b, long n, float *out) {
   out[0] = pcmmix_dot(h, a, n);
   out[1] = pcmmix_dot(h, b, n);
+}
+
+void pcmmix_group16(const float *table, long width, const float *x, long stride, long channels,
+                    float *out, long first, long count) {
+  for (long c = 0; c < channels; c++) {
+    for (long i = first; i < first + count; i++) {
+      float s = 0;
+      for (long m = 0; m < width; m++) s += table[m * 16 + i] * x[c * stride + m];
+      out[(i - first) * channels + c] = s;
+    }
+  }
 }
 
 #endif

@@ -19,7 +19,8 @@ public enum Accelerated {
     ? PolyphaseResampler.DotKernel(
       name: "avx2+fma",
       dot: { h, x, n in pcmmix_dot(h, x, n) },
-      dot2: { h, a, b, n, out in pcmmix_dot2(h, a, b, n, out) })
+      dot2: { h, a, b, n, out in pcmmix_dot2(h, a, b, n, out) },
+      group: { t, w, x, s, c, out, first, n in pcmmix_group16(t, w, x, s, c, out, first, n) })
     : nil
 
   /// A factory for the built-in resampler at `quality`, with the kernels when they run here.

@@ -72,3 +72,63 @@ import Testing
     return Array(out[..<(produced * ch)])
   }
 }
+
+/// The sixteen-output kernel: used where it should be, and every split of the input and every
+/// size of output buffer gives exactly the one-shot output.
+@Suite struct GroupKernelTests {
+  @Test func isUsedForTheCaptureRates() throws {
+    try #require(Accelerated.kernel != nil)
+    for rate in [8000, 16000, 32000, 44100, 96000] {
+      let r = PolyphaseResampler(
+        inputRate: rate, outputRate: 48000, channelCount: 2, kernel: Accelerated.kernel)
+      #expect(r.usesGroupKernel, "\(rate) Hz")
+    }
+    // Double accumulation (high) and interpolated tables (44,056 Hz) keep the per-output path.
+    let high = PolyphaseResampler(
+      inputRate: 44100, outputRate: 48000, channelCount: 2, quality: .high,
+      kernel: Accelerated.kernel)
+    let odd = PolyphaseResampler(
+      inputRate: 44056, outputRate: 48000, channelCount: 2, kernel: Accelerated.kernel)
+    #expect(!high.usesGroupKernel && !odd.usesGroupKernel)
+  }
+
+  @Test(arguments: [8000, 11025, 32000, 44100, 48000 + 1, 96000, 192_000], [1, 2, 3])
+  func streamedEqualsOneShot(rate: Int, channels: Int) {
+    let n = rate / 5
+    var g = SplitMix64(seed: UInt64(rate * 8 + channels))
+    let x = (0..<(n * channels)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
+    var whole = PolyphaseResampler(
+      inputRate: rate, outputRate: 48000, channelCount: channels, kernel: Accelerated.kernel)
+    let expected = AcceleratedTests.run(&whole, x)
+    // Random input pieces (1 … 700 frames) into random output room (1 … 400 frames).
+    var r = PolyphaseResampler(
+      inputRate: rate, outputRate: 48000, channelCount: channels, kernel: Accelerated.kernel)
+    var got: [Float] = []
+    var buffer = [Float](repeating: 0, count: 400 * channels)
+    var at = 0
+    x.withUnsafeBufferPointer { all in
+      buffer.withUnsafeMutableBufferPointer { o in
+        while at < n {
+          let piece = min(n - at, 1 + Int(g.next() % 700))
+          var input = UnsafeBufferPointer(rebasing: all[(at * channels)..<((at + piece) * channels)])
+          while !input.isEmpty {
+            let room = 1 + Int(g.next() % 400)
+            let (used, made) = r.process(
+              input, into: UnsafeMutableBufferPointer(rebasing: o[..<(room * channels)]))
+            got += o[..<(made * channels)]
+            input = UnsafeBufferPointer(rebasing: input[(used * channels)...])
+          }
+          at += piece
+        }
+        while true {
+          let made = r.flush(into: o)
+          if made == 0 { break }
+          got += o[..<(made * channels)]
+        }
+      }
+    }
+    #expect(got.count == expected.count)
+    let firstDifference = zip(got, expected).enumerated().first { $0.element.0 != $0.element.1 }
+    #expect(firstDifference == nil, "first difference at sample \(firstDifference?.offset ?? -1)")
+  }
+}

@@ -17,6 +17,14 @@ float pcmmix_dot(const float *h, const float *x, long n);
 /// out[1]; each coefficient is loaded once for both.
 void pcmmix_dot2(const float *h, const float *a, const float *b, long n, float *out);
 
+/// Sixteen consecutive outputs of a polyphase filter, each channel's computed as
+/// `lane[i] = sum over m < width of table[m * 16 + i] * plane[m]`, where plane `c` starts at
+/// `x + c * stride`. Lanes `first ..< first + count` go to `out`, interleaved
+/// (`out[(i - first) * channels + c]`). `table` holds a group's coefficients spread out by tap, so
+/// that every lane is its own output's dot product (zeros where its window does not reach).
+void pcmmix_group16(const float *table, long width, const float *x, long stride, long channels,
+                    float *out, long first, long count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,7 +20,8 @@ public struct PolyphaseResampler: Resampler {
   public let kernel: DotKernel?
 
   /// Dot products from outside the library: `PCMMixAccelerated` supplies AVX2 + FMA ones, which
-  /// Swift cannot emit without compiler flags. Both take `n`, a multiple of 8.
+  /// Swift cannot emit without compiler flags. `dot` and `dot2` take `n`, a multiple of 8; with
+  /// ``group`` the resampler computes sixteen outputs per call where the rates allow it.
   public struct DotKernel: Sendable {
     /// `h · x` over `n` floats.
     public typealias Dot = @convention(c) (UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Float
@@ -30,24 +31,42 @@ public struct PolyphaseResampler: Resampler {
         UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, Int,
         UnsafeMutablePointer<Float>
       ) -> Void
+    /// Sixteen consecutive outputs, all channels: `(table, width, x, stride, channels, out,
+    /// first, count)` sets lane `i` of channel `c` to the sum over `m < width` of
+    /// `table[m·16 + i] · x[c·stride + m]` and writes lanes `first ..< first + count` to `out`,
+    /// interleaved. Lanes outside that range may read input past what is valid, but never past
+    /// `width` floats from `x` in each plane, and their results are dropped.
+    public typealias Group =
+      @convention(c) (
+        UnsafePointer<Float>, Int, UnsafePointer<Float>, Int, Int, UnsafeMutablePointer<Float>,
+        Int, Int
+      ) -> Void
     /// A name for reports.
     public var name: String
     public var dot: Dot
     public var dot2: Dot2
+    /// The sixteen-output kernel, if any.
+    public var group: Group?
 
-    public init(name: String, dot: Dot, dot2: Dot2) {
+    public init(name: String, dot: Dot, dot2: Dot2, group: Group? = nil) {
       self.name = name
       self.dot = dot
       self.dot2 = dot2
+      self.group = group
     }
   }
 
   @usableFromInline let up: Int
   @usableFromInline let down: Int
   @usableFromInline let bank: _PolyphaseBank?
+  /// The sixteen-output tables, when ``DotKernel/group`` is used.
+  @usableFromInline let groups: _GroupTables?
   /// Frames each channel plane holds.
   @usableFromInline let capacity: Int
-  /// Channel planes, `capacity` floats each.
+  /// Floats from one plane to the next: `capacity` and, with groups, a tail of zeros that the
+  /// dropped lanes of a group may read.
+  @usableFromInline let stride: Int
+  /// Channel planes, `stride` floats each.
   @usableFromInline var history: [Float]
   /// Valid frames in each plane.
   @usableFromInline var count = 0
@@ -63,6 +82,10 @@ public struct PolyphaseResampler: Resampler {
   /// Filter taps per output sample and channel (0 when the rates are equal).
   public var taps: Int { bank?.taps ?? 0 }
 
+  /// Whether outputs are computed sixteen at a time by the kernel's ``DotKernel/group``: when it
+  /// has one, the table is exact, accumulation is in Float32 and the group tables fit in 1 MiB.
+  public var usesGroupKernel: Bool { groups != nil }
+
   /// Creates a resampler; allocates the coefficient table and history.
   ///
   /// - Precondition: rates in 1 … 768,000 Hz, 1 … 64 channels.
@@ -72,13 +95,13 @@ public struct PolyphaseResampler: Resampler {
   ) {
     self.init(
       inputRate: inputRate, outputRate: outputRate, channelCount: channelCount, quality: quality,
-      kernel: kernel, sharing: nil)
+      kernel: kernel, sharing: nil, nil)
   }
 
   /// Creates a resampler, reusing `bank` when it was built for the same rates and quality.
   init(
     inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality,
-    kernel: DotKernel?, sharing shared: _PolyphaseBank?
+    kernel: DotKernel?, sharing shared: _PolyphaseBank?, _ sharedGroups: _GroupTables?
   ) {
     self.kernel = kernel
     precondition((1...PCMFormat.maxSampleRate).contains(inputRate))
@@ -93,8 +116,10 @@ public struct PolyphaseResampler: Resampler {
     down = inputRate / g
     if up == down {
       self.bank = nil
+      self.groups = nil
       latency = 0
       capacity = 0
+      stride = 0
       history = []
       return
     }
@@ -103,8 +128,16 @@ public struct PolyphaseResampler: Resampler {
     let half = bank.taps / 2
     // Causal: the first output needs nothing past input frame 0.
     latency = (half * up + down - 1) / down
-    capacity = bank.taps + down / up + 1024
-    history = [Float](repeating: 0, count: capacity * channelCount)
+    if kernel?.group != nil && !bank.accumulatesInDouble && bank.interpolationSteps == 0 {
+      groups =
+        sharedGroups
+        ?? _GroupTables(bank: bank, up: up, down: down, phase0: Self.start(latency, up, down).phase)
+    } else {
+      groups = nil
+    }
+    capacity = bank.taps + down / up + 1024 + (groups?.width ?? 0)
+    stride = capacity + (groups.map { $0.width - bank.taps + 8 } ?? 0)
+    history = [Float](repeating: 0, count: stride * channelCount)
     reset()
   }
 
@@ -112,14 +145,20 @@ public struct PolyphaseResampler: Resampler {
     framesIn = 0
     framesOut = 0
     guard bank != nil else { return }
-    // Output j sits at input time (j·down − latency·up) / up; prime zeros back to its first tap.
-    let start = -latency * down
-    let whole = start >= 0 ? start / up : -((-start + up - 1) / up)
-    phase = start - whole * up
+    let (whole, phase) = Self.start(latency, up, down)
+    self.phase = phase
     let firstTap = whole - taps / 2 + 1
     count = -firstTap
     position = 0
     for i in history.indices { history[i] = 0 }
+  }
+
+  /// Where output 0 sits: input time `(0·down − latency·up) / up` as whole input samples and a
+  /// phase in 1/`up` of one.
+  static func start(_ latency: Int, _ up: Int, _ down: Int) -> (whole: Int, phase: Int) {
+    let start = -latency * down
+    let whole = start >= 0 ? start / up : -((-start + up - 1) / up)
+    return (whole, start - whole * up)
   }
 
   /// Mono → stereo: the history is duplicated into two planes. Since the filter is the same on
@@ -129,13 +168,13 @@ public struct PolyphaseResampler: Resampler {
     guard channelCount == 1, channels == 2 else { return nil }
     var r = PolyphaseResampler(
       inputRate: inputRate, outputRate: outputRate, channelCount: channels, quality: quality,
-      kernel: kernel, sharing: bank)
+      kernel: kernel, sharing: bank, groups)
     (r.count, r.position, r.phase, r.framesIn, r.framesOut) = (
       count, position, phase, framesIn, framesOut
     )
     for i in 0..<min(count, capacity) {
       r.history[i] = history[i]
-      r.history[capacity + i] = history[i]
+      r.history[r.stride + i] = history[i]
     }
     return r
   }
@@ -197,61 +236,128 @@ public struct PolyphaseResampler: Resampler {
     let channels = channelCount
     let room = min(output.count / channels, limit)
     let (stepWhole, stepFraction) = (down / up, down % up)
-    let capacity = self.capacity
+    let (capacity, stride) = (self.capacity, self.stride)
     var consumed = 0
     var produced = 0
     var (count, position, phase) = (self.count, self.position, self.phase)
+    // With groups: the current group's table, its input position and the next output's lane.
+    var group = _GroupCursor(groups, framesOut: framesOut, position: position, phase: phase,
+                             up: up, down: down)
     history.withUnsafeMutableBufferPointer { planes in
       let base = planes.baseAddress!
       guard let out = output.baseAddress else { return }
       while true {
         // Write every output whose window is complete.
-        while position + taps <= count && produced < room {
-          _kernel(
-            context, phase: phase, base + position, capacity, channels, out + produced * channels)
-          produced += 1
-          position += stepWhole
-          phase += stepFraction
-          if phase >= up {
-            phase -= up
-            position += 1
+        if let groups, let kernel = context.group {
+          while produced < room {
+            let offsets = groups.offsets + group.table * (_GroupTables.lanes + 1)
+            let most = min(_GroupTables.lanes - group.lane, room - produced)
+            var n = 0
+            while n < most && group.start + Int(offsets[group.lane + n]) + taps <= count { n += 1 }
+            if n == 0 { break }
+            kernel(
+              groups.tables + group.table * groups.width * _GroupTables.lanes, groups.width,
+              base + group.start, stride, channels, out + produced * channels, group.lane, n)
+            produced += n
+            group.advance(n, groups)
+          }
+          position = group.start
+        } else {
+          while position + taps <= count && produced < room {
+            _kernel(
+              context, phase: phase, base + position, stride, channels,
+              out + produced * channels)
+            produced += 1
+            position += stepWhole
+            phase += stepFraction
+            if phase >= up {
+              phase -= up
+              position += 1
+            }
           }
         }
         if produced == room || consumed == frames { break }
-        // Slide the window to the front of the planes, then take more input.
+        // Slide the window (with groups: from its group's start) to the front of the planes,
+        // then take more input. What falls free at the end is zeroed, so whatever a group's
+        // dropped lanes read there is finite.
         let keep = min(position, count)
         if keep > 0 {
           for c in 0..<channels {
-            let plane = base + c * capacity
+            let plane = base + c * stride
             plane.update(from: plane + keep, count: count - keep)
+            (plane + count - keep).update(repeating: 0, count: keep)
           }
           count -= keep
           position -= keep
+          group.start -= keep
         }
         if position > count {
           // Downsampling skipped past everything held: the next samples are not needed.
           let skip = min(position - count, frames - consumed)
           consumed += skip
           position -= skip
+          group.start -= skip
           if position > count { continue }
         }
         let n = min(capacity - count, frames - consumed)
         if let input {
           let src = input + consumed * channels
           for c in 0..<channels {
-            let plane = base + c * capacity + count
+            let plane = base + c * stride + count
             for i in 0..<n { plane[i] = src[i * channels + c] }
           }
         } else {
-          for c in 0..<channels { (base + c * capacity + count).update(repeating: 0, count: n) }
+          for c in 0..<channels { (base + c * stride + count).update(repeating: 0, count: n) }
         }
         count += n
         consumed += n
       }
     }
+    if let groups {
+      (position, phase) = group.output(groups, up: up, down: down)
+    }
     (self.count, self.position, self.phase) = (count, position, phase)
     framesOut += produced
     return (consumed, produced)
+  }
+}
+
+/// Where the grouped loop stands: the table of the current group of sixteen outputs, the input
+/// position of its first window, and the lane of the next output in it.
+@usableFromInline
+struct _GroupCursor {
+  @usableFromInline var table = 0
+  @usableFromInline var start = 0
+  @usableFromInline var lane = 0
+
+  /// The cursor of output `framesOut`, which sits at `position` and `phase`.
+  @inlinable
+  init(_ groups: _GroupTables?, framesOut: Int, position: Int, phase: Int, up: Int, down: Int) {
+    guard let groups else { return }
+    lane = framesOut % _GroupTables.lanes
+    let back = lane * down
+    let q = ((phase - back % up) % up + up) % up
+    table = Int(groups.tableOfPhase[q])
+    precondition(table >= 0, "output \(framesOut) is not in a known group")
+    start = position - (q + back) / up
+  }
+
+  /// Moves past `n` outputs.
+  @inlinable @inline(__always)
+  mutating func advance(_ n: Int, _ groups: _GroupTables) {
+    lane += n
+    if lane == _GroupTables.lanes {
+      start += Int(groups.offsets[table * (_GroupTables.lanes + 1) + lane])
+      table = Int(groups.next[table])
+      lane = 0
+    }
+  }
+
+  /// The next output's window position and phase.
+  @inlinable
+  func output(_ groups: _GroupTables, up: Int, down: Int) -> (position: Int, phase: Int) {
+    let offsets = groups.offsets + table * (_GroupTables.lanes + 1)
+    return (start + Int(offsets[lane]), (Int(groups.startPhase[table]) + lane * down) % up)
   }
 }
 
@@ -266,6 +372,7 @@ struct _KernelContext {
   @usableFromInline let inDouble: Bool
   @usableFromInline let dot: PolyphaseResampler.DotKernel.Dot?
   @usableFromInline let dot2: PolyphaseResampler.DotKernel.Dot2?
+  @usableFromInline let group: PolyphaseResampler.DotKernel.Group?
 
   @inlinable
   init(_ bank: _PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?, up: Int) {
@@ -276,6 +383,7 @@ struct _KernelContext {
     inDouble = bank.accumulatesInDouble
     dot = bank.accumulatesInDouble ? nil : kernel?.dot
     dot2 = bank.accumulatesInDouble ? nil : kernel?.dot2
+    group = bank.accumulatesInDouble ? nil : kernel?.group
   }
 
   /// The coefficient rows for a phase: the exact row (and `t` 0), or the two rows of the
