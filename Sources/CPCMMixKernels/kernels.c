@@ -117,6 +117,11 @@ PCMMIX_TARGET static void group_one(const float *table, long width, const float 
   _mm256_storeu_ps(la + 8, _mm256_add_ps(a1, a3));
 }
 
+PCMMIX_TARGET void pcmmix_group16x2(const float *table, long width, const float *a,
+                                    const float *b, float *outa, float *outb) {
+  group_pair(table, width, a, b, outa, outb);
+}
+
 PCMMIX_TARGET void pcmmix_group16(const float *table, long width, const float *x, long stride,
                                   long channels, float *out, long first, long count) {
   float lanes[2][16];
@@ -148,6 +153,19 @@ float pcmmix_dot(const float *h, const float *x, long n) {
 void pcmmix_dot2(const float *h, const float *a, const float *b, long n, float *out) {
   out[0] = pcmmix_dot(h, a, n);
   out[1] = pcmmix_dot(h, b, n);
+}
+
+void pcmmix_group16x2(const float *table, long width, const float *a, const float *b,
+                      float *outa, float *outb) {
+  for (long i = 0; i < 16; i++) {
+    float sa = 0, sb = 0;
+    for (long m = 0; m < width; m++) {
+      sa += table[m * 16 + i] * a[m];
+      sb += table[m * 16 + i] * b[m];
+    }
+    outa[i] = sa;
+    outb[i] = sb;
+  }
 }
 
 void pcmmix_group16(const float *table, long width, const float *x, long stride, long channels,

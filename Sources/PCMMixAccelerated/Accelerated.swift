@@ -20,7 +20,8 @@ public enum Accelerated {
       name: "avx2+fma",
       dot: { h, x, n in pcmmix_dot(h, x, n) },
       dot2: { h, a, b, n, out in pcmmix_dot2(h, a, b, n, out) },
-      group: { t, w, x, s, c, out, first, n in pcmmix_group16(t, w, x, s, c, out, first, n) })
+      group: { t, w, x, s, c, out, first, n in pcmmix_group16(t, w, x, s, c, out, first, n) },
+      groupPair: { t, w, a, b, outa, outb in pcmmix_group16x2(t, w, a, b, outa, outb) })
     : nil
 
   /// A factory for the built-in resampler at `quality`, with the kernels when they run here.

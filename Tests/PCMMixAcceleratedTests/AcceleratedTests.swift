@@ -110,7 +110,8 @@ import Testing
       buffer.withUnsafeMutableBufferPointer { o in
         while at < n {
           let piece = min(n - at, 1 + Int(g.next() % 700))
-          var input = UnsafeBufferPointer(rebasing: all[(at * channels)..<((at + piece) * channels)])
+          var input = UnsafeBufferPointer(
+            rebasing: all[(at * channels)..<((at + piece) * channels)])
           while !input.isEmpty {
             let room = 1 + Int(g.next() % 400)
             let (used, made) = r.process(

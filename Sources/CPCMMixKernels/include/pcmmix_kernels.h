@@ -25,6 +25,11 @@ void pcmmix_dot2(const float *h, const float *a, const float *b, long n, float *
 void pcmmix_group16(const float *table, long width, const float *x, long stride, long channels,
                     float *out, long first, long count);
 
+/// Two whole groups of one mono plane that share `table`: all sixteen lanes from the input at `a`
+/// into `outa`, and from `b` into `outb`. Each coefficient load serves both, as for a stereo pair.
+void pcmmix_group16x2(const float *table, long width, const float *a, const float *b,
+                      float *outa, float *outb);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,8 +30,10 @@ final class _GroupTables: @unchecked Sendable {
   @usableFromInline let startPhase: UnsafeMutablePointer<Int32>
   /// Per phase, the index of the table of the group starting there, or −1.
   @usableFromInline let tableOfPhase: UnsafeMutablePointer<Int32>
-  /// Number of tables.
-  let count: Int
+  /// Number of tables: after this many groups the start phase repeats.
+  @usableFromInline let count: Int
+  /// Input samples from a group's start to the start of the group ``count`` groups later.
+  @usableFromInline let cycleAdvance: Int
 
   /// Builds the tables for `bank` (an exact one), when the group starting at output 0 has phase
   /// `phase0`; `nil` when they would take more than ``limit`` floats.
@@ -53,6 +55,7 @@ final class _GroupTables: @unchecked Sendable {
     width = span + taps
     guard starts.count * width * g <= Self.limit else { return nil }
     count = starts.count
+    cycleAdvance = count * g * m / l
     tables = .allocate(capacity: count * width * g)
     tables.initialize(repeating: 0, count: count * width * g)
     offsets = .allocate(capacity: count * (g + 1))

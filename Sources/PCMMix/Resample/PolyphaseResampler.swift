@@ -41,18 +41,31 @@ public struct PolyphaseResampler: Resampler {
         UnsafePointer<Float>, Int, UnsafePointer<Float>, Int, Int, UnsafeMutablePointer<Float>,
         Int, Int
       ) -> Void
+    /// Two whole groups of a mono plane that share a table: `(table, width, a, b, outA, outB)`
+    /// sets `outA[i]` (`outB[i]`) to the sum over `m < width` of `table[m·16 + i] · a[m]`
+    /// (`b[m]`) for all sixteen lanes, so one coefficient load serves two groups.
+    public typealias GroupPair =
+      @convention(c) (
+        UnsafePointer<Float>, Int, UnsafePointer<Float>, UnsafePointer<Float>,
+        UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>
+      ) -> Void
     /// A name for reports.
     public var name: String
     public var dot: Dot
     public var dot2: Dot2
     /// The sixteen-output kernel, if any.
     public var group: Group?
+    /// The paired kernel for mono, if any (used only with ``group``).
+    public var groupPair: GroupPair?
 
-    public init(name: String, dot: Dot, dot2: Dot2, group: Group? = nil) {
+    public init(
+      name: String, dot: Dot, dot2: Dot2, group: Group? = nil, groupPair: GroupPair? = nil
+    ) {
       self.name = name
       self.dot = dot
       self.dot2 = dot2
       self.group = group
+      self.groupPair = groupPair
     }
   }
 
@@ -241,14 +254,38 @@ public struct PolyphaseResampler: Resampler {
     var produced = 0
     var (count, position, phase) = (self.count, self.position, self.phase)
     // With groups: the current group's table, its input position and the next output's lane.
-    var group = _GroupCursor(groups, framesOut: framesOut, position: position, phase: phase,
-                             up: up, down: down)
+    var group = _GroupCursor(
+      groups, framesOut: framesOut, position: position, phase: phase,
+      up: up, down: down)
     history.withUnsafeMutableBufferPointer { planes in
       let base = planes.baseAddress!
       guard let out = output.baseAddress else { return }
       while true {
         // Write every output whose window is complete.
         if let groups, let kernel = context.group {
+          // Mono: a whole cycle of tables twice over, each group computed together with the one
+          // a cycle later (same table), when the input and the room allow.
+          if channels == 1, let pair = context.groupPair, group.lane == 0 {
+            let lanes = _GroupTables.lanes
+            let cycle = groups.count
+            let advance = groups.cycleAdvance
+            while room - produced >= 2 * cycle * lanes
+              && group.start + 2 * advance + groups.width <= count
+            {
+              var start = group.start
+              var table = group.table
+              let first = out + produced
+              for i in 0..<cycle {
+                pair(
+                  groups.tables + table * groups.width * lanes, groups.width, base + start,
+                  base + start + advance, first + i * lanes, first + (cycle + i) * lanes)
+                start += Int(groups.offsets[table * (lanes + 1) + lanes])
+                table = Int(groups.next[table])
+              }
+              produced += 2 * cycle * lanes
+              group.start += 2 * advance
+            }
+          }
           while produced < room {
             let offsets = groups.offsets + group.table * (_GroupTables.lanes + 1)
             let most = min(_GroupTables.lanes - group.lane, room - produced)
@@ -373,6 +410,7 @@ struct _KernelContext {
   @usableFromInline let dot: PolyphaseResampler.DotKernel.Dot?
   @usableFromInline let dot2: PolyphaseResampler.DotKernel.Dot2?
   @usableFromInline let group: PolyphaseResampler.DotKernel.Group?
+  @usableFromInline let groupPair: PolyphaseResampler.DotKernel.GroupPair?
 
   @inlinable
   init(_ bank: _PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?, up: Int) {
@@ -384,6 +422,7 @@ struct _KernelContext {
     dot = bank.accumulatesInDouble ? nil : kernel?.dot
     dot2 = bank.accumulatesInDouble ? nil : kernel?.dot2
     group = bank.accumulatesInDouble ? nil : kernel?.group
+    groupPair = bank.accumulatesInDouble ? nil : kernel?.groupPair
   }
 
   /// The coefficient rows for a phase: the exact row (and `t` 0), or the two rows of the
