@@ -9,9 +9,11 @@ struct Backend {
     case libsamplerate
     case soxr
     case speexdsp
+    /// A WebRTC-class 32-tap sinc resampler (`BENCH_PEER_SINC32`, written for the benchmark).
+    case webrtc
   }
 
-  /// Row name, e.g. `builtin-balanced`, `src-best`, `soxr-hq`, `speex-5`.
+  /// Row name, e.g. `builtin-balanced`, `src-best`, `soxr-hq`, `speex-5`, `webrtc-sinc32`.
   let name: String
   let family: Family
   /// Makes a converter for (input rate, output rate, channels), or nil when refused.
@@ -24,6 +26,9 @@ struct Backend {
       + BuiltinPresets.accelerated
       + SampleRateBackends.all
   }
+
+  /// The row of the WebRTC-class peer, which the `fast` preset is held against.
+  static let webrtcSinc32 = "webrtc-sinc32"
 
   /// Every backend of the resampler table, in its row order.
   static var all: [Backend] {
@@ -51,6 +56,11 @@ struct Backend {
             kind: BENCH_PEER_SPEEX, quality: q, inputRate: $0, outputRate: $1, channels: $2)
         })
     }
+    list.append(
+      Backend(name: webrtcSinc32, family: .webrtc) {
+        PeerResampler(
+          kind: BENCH_PEER_SINC32, quality: 0, inputRate: $0, outputRate: $1, channels: $2)
+      })
     return list
   }
 }

@@ -1,8 +1,8 @@
 import CBenchPeers
 import PCMMix
 
-/// A soxr or speexdsp converter from `CBenchPeers`, behind the library's ``Resampler`` protocol
-/// so the benchmark drives every backend through the same code.
+/// A soxr, speexdsp or WebRTC-class sinc converter from `CBenchPeers`, behind the library's
+/// ``Resampler`` protocol so the benchmark drives every backend through the same code.
 struct PeerResampler: Resampler {
   /// Owns the C converter.
   final class Handle {

@@ -40,7 +40,8 @@ enum ResamplerTable {
     let speedSeconds = max(0.5, 10 * options.scale)
     let toneSeconds = min(1.0, max(0.3, options.scale))
     let table = Table(columns: [
-      ("backend", 18), ("mean ns", 7), ("p50 ns", 7), ("p99 ns", 7), ("x realtime", 10),
+      ("backend", 25), ("mean ns", 7), ("p50 ns", 7), ("p99 ns", 7), ("floor ns", 8),
+      ("x floor", 7), ("x realtime", 10),
       ("worst SNR dB", 12), ("gain@.9Nyq dB", 13), ("delay ms", 8), ("delay smp", 9),
       ("latency ms", 10), ("allocs/blk", 10),
     ])
@@ -51,7 +52,19 @@ enum ResamplerTable {
         + "from it); \(toneCount) tones of \(fixed(toneSeconds, 2)) s each "
         + "for quality, fitted after \(fixed(settle * 1000, 0)) ms; delay from the fitted phase "
         + "(smp: output samples); latency adds the output a converter withholds")
+    let peak = ComputeFloor.measure()
+    emit(
+      "Compute floor of built-in rows: taps / peak multiply-add rate (best of 7 runs, "
+        + "register-only chains): avx2+fma \(peak.fma.map { fixed($0, 1) } ?? "n/a") "
+        + "multiply-adds/ns (8 per FMA; -avx2+fma rows), Swift SIMD8<Float> multiply + add "
+        + "\(fixed(peak.swift, 1))/ns (other built-in rows; builtin-high accumulates in Double, "
+        + "so its floor against this Float rate is optimistic); x floor = mean ns / floor ns")
+    if let fma = peak.fma {
+      report.record(section, "peak_multiply_add", "avx2_fma", fma, "multiply-adds per ns")
+    }
+    report.record(section, "peak_multiply_add", "swift_simd8", peak.swift, "multiply-adds per ns")
     var ratioLines: [String] = []
+    var webrtcLines: [String] = []
     for w in workloads {
       let (inRate, outRate, channels) = w
       let rows = backends.filter { report.wants(section: section, row: rowName($0.name, w)) }
@@ -71,6 +84,9 @@ enum ResamplerTable {
           table.row([backend.name, "refused"])
           continue
         }
+        // The floor: taps per output sample and channel at this path's peak rate.
+        let taps = backend.family == .builtin ? (r as? PolyphaseResampler)?.taps ?? 0 : 0
+        let floor = taps > 0 ? peak.rate(forBackend: backend.name).map { Double(taps) / $0 } : nil
         let speed = measureSpeed(&r, seconds: speedSeconds)
         var fits: [ToneFit] = []
         var worst = Double.infinity
@@ -104,7 +120,8 @@ enum ResamplerTable {
         let realtime = 1e7 / speed.bestMean
         times[backend.name] = (p50, mean)
         table.row([
-          backend.name, short(mean), short(p50), short(p99), fixed(realtime, 0),
+          backend.name, short(mean), short(p50), short(p99), floor.map { short($0) } ?? "",
+          floor.map { fixed(mean / $0, 2) } ?? "", fixed(realtime, 0),
           fixed(worst, 1), fixed(gain, 3), fixed(delay * 1000, 3),
           fixed(delay * Double(outRate), 1), fixed(latency.mean * 1000, 2),
           allocCounterWorks ? fixed(speed.allocationsPerBlock, 2) : "n/a",
@@ -128,6 +145,11 @@ enum ResamplerTable {
         rec("stream_latency_max", latency.max * 1000, "ms")
         rec("reported_latency", Double(r.latency), "frames")
         if allocCounterWorks { rec("allocations_per_block", speed.allocationsPerBlock, "count") }
+        if let floor {
+          rec("taps", Double(taps), "taps")
+          rec("compute_floor_ns_per_sample", floor, "ns")
+          rec("mean_over_compute_floor", mean / floor, "ratio")
+        }
       }
       if let ours = times[BuiltinPresets.defaultName], let soxr = times["soxr-hq"] {
         let label = "\(inRate)->\(outRate) \(channels)ch"
@@ -146,6 +168,22 @@ enum ResamplerTable {
         report.record(
           section, label, "builtin_balanced_over_soxr_hq_mean", ours.mean / soxr.mean, "ratio")
       }
+      if let peer = times[Backend.webrtcSinc32] {
+        let label = "\(inRate)->\(outRate) \(channels)ch"
+        var line = "  \(padRight(label, 18))"
+        var any = false
+        for suffix in ["", "-avx2+fma"] {
+          guard let fast = times["builtin-fast" + suffix] else { continue }
+          any = true
+          line +=
+            (suffix.isEmpty ? " " : "   with avx2+fma ")
+            + "\(fixed(fast.mean / peer.mean, 2))x (mean) \(fixed(fast.p50 / peer.p50, 2))x (p50)"
+          let metric = "builtin_fast\(suffix.isEmpty ? "" : "_avx2")_over_webrtc_sinc32"
+          report.record(section, label, metric + "_mean", fast.mean / peer.mean, "ratio")
+          report.record(section, label, metric + "_p50", fast.p50 / peer.p50, "ratio")
+        }
+        if any { webrtcLines.append(line) }
+      }
     }
     if !ratioLines.isEmpty {
       emit("")
@@ -154,6 +192,13 @@ enum ResamplerTable {
           + "is faster; soxr works in larger internal blocks, so its p50 block can be nearly "
           + "empty and the mean is the fair comparison):")
       for line in ratioLines { emit(line) }
+    }
+    if !webrtcLines.isEmpty {
+      emit("")
+      emit(
+        "Time of builtin-fast (and builtin-fast-avx2+fma) / \(Backend.webrtcSinc32) per 10 ms "
+          + "block, same run (below 1: ours is faster):")
+      for line in webrtcLines { emit(line) }
     }
   }
 

@@ -1,5 +1,6 @@
-// Peer resamplers (soxr, speexdsp) behind one small streaming API, for the benchmark's
-// side-by-side table. Interleaved float32 in and out, as the library's own Resampler.
+// Peer resamplers (soxr, speexdsp, a WebRTC-class 32-tap sinc) behind one small streaming API,
+// for the benchmark's side-by-side table. Interleaved float32 in and out, as the library's own
+// Resampler. Also the peak multiply-add rate probe behind the table's compute floors.
 #pragma once
 
 #ifdef __cplusplus
@@ -10,6 +11,12 @@ extern "C" {
 typedef enum {
   BENCH_PEER_SOXR = 1,
   BENCH_PEER_SPEEX = 2,
+  /// A WebRTC-class sinc resampler, written here (WebRTC is not linked): a 32-tap
+  /// Blackman-windowed sinc with its cutoff at 0.9 times the lower Nyquist, tabulated at 32 + 1
+  /// fractional offsets; each output takes two 32-tap dot products against the same input and
+  /// interpolates them linearly. One converter per channel, AVX2 + FMA when the CPU has them.
+  /// Delay: 16 input samples. `quality` is ignored.
+  BENCH_PEER_SINC32 = 3,
 } bench_peer_kind;
 
 /// soxr quality recipes (the `quality` argument for BENCH_PEER_SOXR).
@@ -45,6 +52,14 @@ double bench_peer_reported_delay(const bench_peer *peer);
 
 /// Frees the converter.
 void bench_peer_destroy(bench_peer *peer);
+
+/// Whether BENCH_PEER_SINC32 and bench_fma_peak use AVX2 + FMA on this CPU.
+int bench_fma_available(void);
+
+/// Runs `rounds` rounds of 12 independent chains of 8-lane fused multiply-adds, all in registers
+/// (enough chains to keep every FMA port busy), and stores a value that depends on all of them in
+/// `*sink`. Returns the multiply-adds done (96 per round), or 0 when the CPU lacks AVX2 + FMA.
+long bench_fma_peak(long rounds, float *sink);
 
 #ifdef __cplusplus
 }
