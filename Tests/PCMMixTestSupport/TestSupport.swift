@@ -52,20 +52,70 @@ public struct ToneFit {
     snrDB = 10 * log10(fitPower / max(residual, 1e-300))
   }
 
+  /// Solves `a·x = b` (square, nonsingular) by Gauss–Jordan elimination with partial pivoting.
   public static func solve3(_ a: [[Double]], _ b: [Double]) -> [Double] {
     var m = a
     var v = b
-    for col in 0..<3 {
-      let p = (col..<3).max { abs(m[$0][col]) < abs(m[$1][col]) }!
+    let n = b.count
+    for col in 0..<n {
+      let p = (col..<n).max { abs(m[$0][col]) < abs(m[$1][col]) }!
       m.swapAt(col, p)
       v.swapAt(col, p)
-      for r in 0..<3 where r != col {
+      for r in 0..<n where r != col {
         let f = m[r][col] / m[col][col]
-        for c in 0..<3 { m[r][c] -= f * m[col][c] }
+        for c in 0..<n { m[r][c] -= f * m[col][c] }
         v[r] -= f * v[col]
       }
     }
-    return (0..<3).map { v[$0] / m[$0][$0] }
+    return (0..<n).map { v[$0] / m[$0][$0] }
+  }
+}
+
+/// Least-squares fit of several tones at once, each with its own amplitude and phase (and an
+/// offset): the phase-free measure of a multi-tone signal after a filter whose delay depends on
+/// frequency (a minimum-phase one).
+public struct MultiToneFit {
+  /// Fitted amplitude of each tone, in the order given.
+  public var amplitudes: [Double]
+  /// Power of the fitted tones over the power of what is left, in dB.
+  public var snrDB: Double
+
+  /// Fits tones at `frequencies` (cycles per sample) to `x[range]` (sample n at
+  /// `x[n * stride + offset]`).
+  public init(
+    _ x: [Float], stride: Int = 1, offset: Int = 0, frequencies: [Double], range: Range<Int>
+  ) {
+    let k = 2 * frequencies.count + 1
+    func basis(_ n: Int) -> [Double] {
+      frequencies.flatMap { f -> [Double] in
+        let a = 2 * Double.pi * f * Double(n)
+        return [cos(a), sin(a)]
+      } + [1]
+    }
+    var m = [[Double]](repeating: [Double](repeating: 0, count: k), count: k)
+    var v = [Double](repeating: 0, count: k)
+    for n in range {
+      let y = Double(x[n * stride + offset])
+      let b = basis(n)
+      for i in 0..<k {
+        v[i] += b[i] * y
+        for j in 0..<k { m[i][j] += b[i] * b[j] }
+      }
+    }
+    let s = ToneFit.solve3(m, v)
+    var fitPower = 0.0
+    var residual = 0.0
+    for n in range {
+      let b = basis(n)
+      let fitted = (0..<k).reduce(0.0) { $0 + s[$1] * b[$1] }
+      let y = Double(x[n * stride + offset])
+      fitPower += fitted * fitted
+      residual += (y - fitted) * (y - fitted)
+    }
+    amplitudes = frequencies.indices.map {
+      (s[2 * $0] * s[2 * $0] + s[2 * $0 + 1] * s[2 * $0 + 1]).squareRoot()
+    }
+    snrDB = 10 * log10(fitPower / max(residual, 1e-300))
   }
 }
 

@@ -218,7 +218,10 @@ import Testing
       _ = mix()
     }
     let retained = pipeline.retainedBytes
-    let mixedBefore = pipeline.mixer.app.counters.framesMixed
+    // Mic frames already in the mixer when the stall begins still mix with the app's next ones
+    // (how many depends on the two resamplers' delays).
+    let micLeft = pipeline.mixer.mic.buffered
+    let mixedBefore = pipeline.mixer.app.counters.framesMixed + micLeft
     let appEmittedBefore = pipeline.mixer.app.counters.framesEmitted
 
     // The stall: 600 s is 25,840 callbacks of 1,024 frames at 44.1 kHz.
@@ -230,10 +233,13 @@ import Testing
     var totalOut = 0
     for call in 0..<callbacks {
       push(app: true, mic: false)
+      let stillMixing = pipeline.mixer.app.counters.framesMixed < mixedBefore
       let n = mix()
       totalOut += n
-      if n > 0 && firstFlowing == nil { firstFlowing = call }
-      if let first = firstFlowing, call > first, !(1_100...1_130).contains(n) { slowCalls += 1 }
+      if n > 0 && firstFlowing == nil && !stillMixing { firstFlowing = call }
+      if let first = firstFlowing, call > first, !stillMixing, !(1_100...1_130).contains(n) {
+        slowCalls += 1
+      }
       if pipeline.mixer.app.buffered > pipeline.mixer.lagBound(for: .app) { overBound += 1 }
       if pipeline.retainedBytes != retained { retainedChanged += 1 }
     }
@@ -251,7 +257,7 @@ import Testing
     #expect(app.framesEmitted - appEmittedBefore == totalOut)
     #expect(app.framesMixed == mixedBefore)
     #expect(app.framesDropped == 0 && mic.framesDropped == 0)
-    #expect(mic.framesPadded >= totalOut)
+    #expect(mic.framesPadded >= totalOut - micLeft)
 
     // The mic returns: mixing resumes.
     var mixedCalls = 0

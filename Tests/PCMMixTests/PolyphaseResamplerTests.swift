@@ -24,7 +24,7 @@ import Testing
       let fit = ToneFit(y, frequency: f / 48000, range: skip..<(y.count - skip))
       worst = min(worst, fit.snrDB)
       worstGain = max(worstGain, abs(20 * log10(fit.amplitude / 0.5)))
-      #expect(abs(fit.phase) < 1e-3, "tone \(f) Hz is not time-aligned: phase \(fit.phase)")
+      expectAligned(fit, hz: f, minimumPhase: r.isMinimumPhase)
     }
     print("rate \(inputRate): worst SNR \(worst) dB, worst gain error \(worstGain) dB")
     #expect(worst > 110)

@@ -45,3 +45,28 @@ enum Vectors {
     }
   }
 }
+
+/// Checks the phase of a tone after a converter's latency was dropped (`fit` at `hz`): none
+/// (1e-3 rad) behind a linear-phase filter; behind a minimum-phase one, which is aligned at low
+/// frequencies and delays the top of the band more, a lag of at most `budgetMs` (the preset's
+/// delay budget), taken modulo the tone's period.
+func expectAligned(
+  _ fit: ToneFit, hz: Double, minimumPhase: Bool, budgetMs: Double = 1.5, _ what: String = "",
+  sourceLocation: SourceLocation = #_sourceLocation
+) {
+  if minimumPhase {
+    // A lag is known only modulo the tone's period; below 1 / budget (667 Hz for 1.5 ms) the
+    // check is strict. ResamplerPresetTests unwraps the phase from DC across the whole band.
+    let periodMs = 1000 / hz
+    let slackMs = 1e-3 / (2 * Double.pi * hz) * 1000
+    var lagMs = -fit.phase / (2 * Double.pi * hz) * 1000
+    lagMs -= periodMs * ((lagMs + slackMs) / periodMs).rounded(.down)
+    #expect(
+      lagMs >= -slackMs && lagMs <= budgetMs, "\(what) \(hz) Hz lags \(lagMs) ms",
+      sourceLocation: sourceLocation)
+  } else {
+    #expect(
+      abs(fit.phase) < 1e-3, "\(what) \(hz) Hz is not time-aligned: \(fit.phase) rad",
+      sourceLocation: sourceLocation)
+  }
+}

@@ -8,8 +8,11 @@
 
 /// The coefficient table of a polyphase resampler: one row of `taps` coefficients per phase.
 ///
-/// Row `r` holds a Kaiser-windowed sinc sampled at input-sample offsets
-/// `k − taps/2 + 1 − fraction(r)` for `k` in `0 ..< taps`, each row normalized to unit DC gain.
+/// Tap `k` of the row for fraction `φ` weighs the input sample `d = k − (lead − 1) − φ` input
+/// samples after the output's time (`d > 0`: ahead of it). Linear phase: a Kaiser-windowed sinc
+/// centred on `d = 0` (`lead = taps / 2`). Minimum phase: the ``_MinimumPhasePrototype`` at
+/// `t = delay − d`, so low frequencies come out with no delay beyond ``lookahead``, like the
+/// linear filter's. Each row is normalized to unit DC gain.
 /// In exact mode there is one row per phase `r / L`; when `L` is too large for that (rates with a
 /// small common divisor, e.g. 44,056 → 48,000 Hz), ``interpolationSteps`` + 1 rows at fractions
 /// `r / steps`, between which the resampler interpolates linearly.
@@ -27,6 +30,13 @@ final class _PolyphaseBank: @unchecked Sendable {
   @usableFromInline let accumulatesInDouble: Bool
   /// `rows × taps` coefficients, row-major.
   @usableFromInline let coefficients: UnsafeMutablePointer<Float>
+  /// Taps at or before the output's time (see the type's description).
+  @usableFromInline let lead: Int
+  /// Input samples the filter reaches ahead of the output's time at low frequencies: half the
+  /// length for linear phase, the minimum-phase prototype's DC group delay otherwise.
+  @usableFromInline let lookahead: Double
+  /// Whether the filter is the minimum-phase one.
+  @usableFromInline let isMinimumPhase: Bool
 
   /// Most coefficients an exact table may hold before the interpolated one is used instead.
   static let exactLimit = 1 << 18
@@ -35,7 +45,7 @@ final class _PolyphaseBank: @unchecked Sendable {
   /// Rows per input sample in the interpolated table, at most.
   static let steps = 2048
 
-  init(up l: Int, down m: Int, quality: ResamplerQuality) {
+  init(up l: Int, down m: Int, quality: ResamplerQuality, outputRate: Int) {
     // Frequencies in cycles per input sample.
     let lower = min(l, m)  // min(inRate, outRate) up to the common factor
     let scale = Double(lower) / Double(m) / 2  // lower Nyquist / input rate
@@ -48,8 +58,35 @@ final class _PolyphaseBank: @unchecked Sendable {
     // never falls below two output periods, so the filter always reaches past the next output
     // and the streamed length stays exact.
     let cap = max(Self.maxTaps, 2 * (m / l + 1))
-    taps = max(8, (min(raw, cap) + 7) / 8 * 8)
+    let length = max(8, (min(raw, cap) + 7) / 8 * 8)
     let beta = KaiserWindow.beta(attenuation: quality.attenuation)
+    // Linear phase unless its delay is over the budget (and the design stays small).
+    let linearDelay = Double((length / 2 * l + m - 1) / m) / Double(outputRate)
+    let minimum: Bool
+    switch quality.phase {
+    case .linear: minimum = false
+    case .minimum: minimum = true
+    case .linearWithin(let seconds): minimum = linearDelay > seconds
+    }
+    let prototype =
+      minimum && length <= _MinimumPhasePrototype.maxLength
+      ? _MinimumPhasePrototype.cached(
+        cutoff: cutoff, length: length, beta: beta, attenuation: quality.attenuation)
+      : nil
+    if let prototype {
+      // Cover t = delay − d over the whole prototype, 0 … length, for every φ in [0, 1): ahead
+      // of the output as far as the delay, behind it the rest; the padding to 8 goes behind.
+      let ahead = Int(prototype.delay.rounded(.up))
+      let behind = Int((Double(length) - prototype.delay).rounded(.down)) + 1
+      taps = (ahead + behind + 7) / 8 * 8
+      lead = taps - ahead
+      lookahead = prototype.delay
+    } else {
+      taps = length
+      lead = length / 2
+      lookahead = Double(length / 2)
+    }
+    isMinimumPhase = prototype != nil
     accumulatesInDouble = quality.attenuation > 140
     // One row per phase when it fits, or when there are few phases anyway (extreme downsampling
     // to a rate like 1 Hz has a single phase and very long rows).
@@ -68,14 +105,17 @@ final class _PolyphaseBank: @unchecked Sendable {
     var row = [Double](repeating: 0, count: taps)
     for r in 0..<rows {
       let fraction = Double(r) / divisor
-      var sum = 0.0
-      for k in 0..<taps {
-        let d = Double(k) - half + 1 - fraction
-        let x = 2 * cutoff * d
-        let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
-        row[k] = 2 * cutoff * sinc * KaiserWindow.value(d / half, beta: beta)
-        sum += row[k]
+      if let prototype {
+        prototype.read(into: &row, from: prototype.delay + Double(lead - 1) + fraction)
+      } else {
+        for k in 0..<taps {
+          let d = Double(k) - half + 1 - fraction
+          let x = 2 * cutoff * d
+          let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
+          row[k] = 2 * cutoff * sinc * KaiserWindow.value(d / half, beta: beta)
+        }
       }
+      let sum = row.reduce(0, +)
       for k in 0..<taps { coefficients[r * taps + k] = Float(row[k] / sum) }
     }
   }

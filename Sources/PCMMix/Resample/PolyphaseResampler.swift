@@ -95,6 +95,10 @@ public struct PolyphaseResampler: Resampler {
   /// Filter taps per output sample and channel (0 when the rates are equal).
   public var taps: Int { bank?.taps ?? 0 }
 
+  /// Whether the filter is the minimum-phase one (``ResamplerQuality/PhaseResponse``): its delay
+  /// is ``latency`` at low frequencies and grows towards the band edge.
+  public var isMinimumPhase: Bool { bank?.isMinimumPhase ?? false }
+
   /// Whether outputs are computed sixteen at a time by the kernel's ``DotKernel/group``: when it
   /// has one, the table is exact, accumulation is in Float32 and the group tables fit in 1 MiB.
   public var usesGroupKernel: Bool { groups != nil }
@@ -136,11 +140,15 @@ public struct PolyphaseResampler: Resampler {
       history = []
       return
     }
-    let bank = shared ?? _PolyphaseBank(up: up, down: down, quality: quality)
+    let bank =
+      shared ?? _PolyphaseBank(up: up, down: down, quality: quality, outputRate: outputRate)
     self.bank = bank
-    let half = bank.taps / 2
-    // Causal: the first output needs nothing past input frame 0.
-    latency = (half * up + down - 1) / down
+    // Causal: the first output needs nothing past input frame 0 (at low frequencies: a
+    // minimum-phase window may reach a fraction of a sample further, for taps near zero).
+    latency =
+      bank.isMinimumPhase
+      ? Int((bank.lookahead * Double(up) / Double(down) - 1e-9).rounded(.up))
+      : (bank.lead * up + down - 1) / down
     if kernel?.group != nil && !bank.accumulatesInDouble && bank.interpolationSteps == 0 {
       groups =
         sharedGroups
@@ -160,7 +168,7 @@ public struct PolyphaseResampler: Resampler {
     guard bank != nil else { return }
     let (whole, phase) = Self.start(latency, up, down)
     self.phase = phase
-    let firstTap = whole - taps / 2 + 1
+    let firstTap = whole - bank!.lead + 1
     count = -firstTap
     position = 0
     for i in history.indices { history[i] = 0 }

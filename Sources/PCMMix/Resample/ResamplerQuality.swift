@@ -16,32 +16,62 @@ public struct ResamplerQuality: Hashable, Sendable {
   public var stopbandEdge: Double
   /// Stopband rejection in dB.
   public var attenuation: Double
+  /// Linear or minimum phase.
+  public var phase: PhaseResponse
+
+  /// The filter's phase response.
+  ///
+  /// A linear-phase filter delays every frequency alike, by half its length; that length is
+  /// fixed in input samples for a given transition and rejection, so its delay grows as the
+  /// input rate falls (`balanced`: 1.46 ms from 44.1 kHz, 8 ms from 8 kHz). A minimum-phase
+  /// filter with the same magnitude response puts its energy first: its delay is a fraction of
+  /// that, least at low frequencies and rising towards the band edge, and its phase is not
+  /// linear (harmless for listening, but two channels must use the same filter, as they do).
+  public enum PhaseResponse: Hashable, Sendable {
+    case linear
+    case minimum
+    /// Linear phase where its delay is at most `seconds`, minimum phase where it would be more.
+    case linearWithin(seconds: Double)
+  }
 
   /// Creates a specification; 0 < passbandEdge < 1, passbandEdge < stopbandEdge ≤ 2 − passbandEdge.
-  public init(passbandEdge: Double, stopbandEdge: Double, attenuation: Double) {
+  public init(
+    passbandEdge: Double, stopbandEdge: Double, attenuation: Double, phase: PhaseResponse = .linear
+  ) {
     precondition(passbandEdge > 0 && passbandEdge < 1)
     precondition(stopbandEdge > passbandEdge && stopbandEdge <= 2 - passbandEdge)
     precondition(attenuation >= 20 && attenuation <= 200)
     self.passbandEdge = passbandEdge
     self.stopbandEdge = stopbandEdge
     self.attenuation = attenuation
+    self.phase = phase
   }
 }
 
 extension ResamplerQuality {
-  /// Lowest delay: ≥ 100 dB rejection, flat within 0.1 dB to 0.9 × Nyquist (about 0.7 ms at
-  /// 44.1 → 48 kHz).
+  /// Lowest delay: ≥ 100 dB rejection, flat within 0.1 dB to 0.9 × Nyquist, at most 1 ms of
+  /// delay (linear phase from 44.1 kHz of input: 0.8 ms; minimum phase below).
   public static let fast = ResamplerQuality(
-    passbandEdge: 0.9, stopbandEdge: 1.1, attenuation: 103)
+    passbandEdge: 0.9, stopbandEdge: 1.1, attenuation: 103, phase: .linearWithin(seconds: 0.001))
 
-  /// The default: ≥ 130 dB rejection, flat within 0.01 dB to 0.9 × Nyquist (about 1.5 ms at
-  /// 44.1 → 48 kHz).
+  /// The default: ≥ 130 dB rejection, flat within 0.01 dB to 0.9 × Nyquist, at most 1.5 ms of
+  /// delay (linear phase from 44.1 kHz of input: 1.46 ms; minimum phase below).
   public static let balanced = ResamplerQuality(
-    passbandEdge: 0.9, stopbandEdge: 1.04, attenuation: 133)
+    passbandEdge: 0.9, stopbandEdge: 1.04, attenuation: 133,
+    phase: .linearWithin(seconds: 0.0015))
 
-  /// Cleanest: 150 dB rejection, flat to 0.95 × Nyquist (about 2.8 ms at 44.1 → 48 kHz).
+  /// Cleanest: 150 dB rejection, flat to 0.95 × Nyquist, at most 3 ms of delay (linear phase
+  /// from 44.1 kHz of input: 2.8 ms; minimum phase below).
   public static let high = ResamplerQuality(
-    passbandEdge: 0.95, stopbandEdge: 1.03, attenuation: 150)
+    passbandEdge: 0.95, stopbandEdge: 1.03, attenuation: 150, phase: .linearWithin(seconds: 0.003))
+
+  /// The same specification with another phase response (e.g. `.balanced.with(phase: .linear)`
+  /// for a constant delay at every frequency, whatever it costs in delay).
+  public func with(phase: PhaseResponse) -> ResamplerQuality {
+    var q = self
+    q.phase = phase
+    return q
+  }
 
   /// The presets by name, for command lines and benchmarks.
   public static let presets: [(name: String, quality: ResamplerQuality)] = [

@@ -1,0 +1,230 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A minimum-phase version of the resampler's Kaiser-windowed sinc, for delay budgets a
+/// linear-phase filter cannot meet (its delay is half its length: 8 ms at 8 kHz for `balanced`).
+///
+/// Same magnitude response, same length; the energy comes first instead of in the middle, so the
+/// delay at low frequencies is a few input samples and rises towards the band edge (the phase is
+/// no longer linear). Designed by the cepstral method (Oppenheim & Schafer §13.8): the linear
+/// prototype is sampled 16 times per input sample, its zero-phase response floored 20 dB under
+/// the stopband, and the causal part of the log spectrum's cepstrum is exponentiated back. The
+/// FFT is 64 times the prototype's length, so the cepstrum's aliasing stays under the stopband.
+/// Any fractional position is then read from those samples by a 12-tap Kaiser-windowed sinc
+/// (the prototype is band-limited far below the 16× rate, so this adds no error that matters).
+///
+/// Designs are cached by specification: the upsampling designs do not depend on the rates.
+@usableFromInline
+final class _MinimumPhasePrototype: @unchecked Sendable {
+  /// Samples per input sample.
+  static let oversampling = 16
+  /// Half-width of the reading interpolator, in oversampled samples.
+  static let readHalfWidth = 6
+  /// Kaiser β of the reading interpolator (170 dB).
+  static let readBeta = KaiserWindow.beta(attenuation: 170)
+  /// The longest prototype designed, in input samples (the FFT then has 2^20 points).
+  static let maxLength = 1024
+
+  /// `h(n / 16)`, n in 0 … 16·length, normalized to unit DC gain.
+  let samples: [Double]
+  /// The prototype's length in input samples.
+  let length: Int
+  /// Delay at low frequencies (the group delay at DC), in input samples.
+  let delay: Double
+
+  /// Designs the minimum-phase counterpart of the linear prototype with this cutoff (cycles per
+  /// input sample), length (input samples), Kaiser β and stopband attenuation (dB).
+  init(cutoff: Double, length: Int, beta: Double, attenuation: Double) {
+    let p = Self.oversampling
+    let half = length * p / 2
+    var n = 1
+    while n < 64 * p * length { n *= 2 }
+    let fft = _FFT(count: n)
+    // The linear prototype, zero-phase: t ≥ 0 from index 0, t < 0 wrapped to the end.
+    var re = [Double](repeating: 0, count: n)
+    var im = [Double](repeating: 0, count: n)
+    var sum = 0.0
+    for i in -half...half {
+      let t = Double(i) / Double(p)
+      let x = 2 * cutoff * t
+      let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
+      let v = 2 * cutoff * sinc * KaiserWindow.value(t / Double(length / 2), beta: beta)
+      re[(i + n) % n] = v
+      sum += v
+    }
+    for i in re.indices { re[i] /= sum }
+    fft.transform(&re, &im, inverse: false)
+    // Log magnitude, floored 20 dB under the stopband (the response has zeros there).
+    let floor = pow(10, -(attenuation + 20) / 20)
+    for i in 0..<n {
+      re[i] = log(max(abs(re[i]), floor))
+      im[i] = 0
+    }
+    // Real cepstrum, folded onto positive quefrencies: the minimum-phase log spectrum.
+    fft.transform(&re, &im, inverse: true)
+    for i in 1..<(n / 2) { re[i] *= 2 }
+    for i in (n / 2 + 1)..<n { re[i] = 0 }
+    for i in 0..<n { im[i] = 0 }
+    fft.transform(&re, &im, inverse: false)
+    for i in 0..<n {
+      let m = exp(re[i])
+      (re[i], im[i]) = (m * cos(im[i]), m * sin(im[i]))
+    }
+    fft.transform(&re, &im, inverse: true)
+    let count = length * p + 1
+    var g = Array(re[0..<count])
+    let total = g.reduce(0, +)
+    var moment = 0.0
+    for i in g.indices {
+      g[i] *= Double(p) / total
+      moment += Double(i) * g[i]
+    }
+    samples = g
+    self.length = length
+    delay = moment / Double(p) / g.reduce(0, +)
+  }
+
+  /// The prototype at `t0 − k` input samples for k in 0 ..< row.count (0 outside 0 … length).
+  /// The points are whole input samples apart, so they share one set of interpolation weights.
+  func read(into row: inout [Double], from t0: Double) {
+    let p = Self.oversampling
+    let w = Self.readHalfWidth
+    let u0 = t0 * Double(p)
+    let base = Int(u0.rounded(.down))
+    let fraction = u0 - Double(base)
+    // Weights for the samples base − w + 1 … base + w around each point.
+    let weights = (0..<(2 * w)).map { j -> Double in
+      let d = fraction + Double(w - 1 - j)
+      let x = Double.pi * d
+      return (d == 0 ? 1 : sin(x) / x) * KaiserWindow.value(d / Double(w), beta: Self.readBeta)
+    }
+    for k in row.indices {
+      let first = base - k * p - w + 1
+      var s = 0.0
+      for j in 0..<(2 * w) {
+        let i = first + j
+        if i >= 0 && i < samples.count { s += samples[i] * weights[j] }
+      }
+      row[k] = s
+    }
+  }
+
+  /// Designs, one per specification, kept for the life of the process.
+  static func cached(cutoff: Double, length: Int, beta: Double, attenuation: Double)
+    -> _MinimumPhasePrototype
+  {
+    let key = [cutoff, Double(length), beta, attenuation]
+    return cache.withLock { designs in
+      if let d = designs[key] { return d }
+      let d = _MinimumPhasePrototype(
+        cutoff: cutoff, length: length, beta: beta, attenuation: attenuation)
+      designs[key] = d
+      return d
+    }
+  }
+
+  private static let cache = _Locked<[[Double]: _MinimumPhasePrototype]>([:])
+}
+
+/// A value behind a pthread mutex (available on every platform this package builds for, unlike
+/// `Synchronization.Mutex`). Only for set-up paths.
+final class _Locked<Value>: @unchecked Sendable {
+  private var value: Value
+  private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+  init(_ value: Value) {
+    self.value = value
+    mutex = .allocate(capacity: 1)
+    mutex.initialize(to: pthread_mutex_t())
+    pthread_mutex_init(mutex, nil)
+  }
+
+  func withLock<R>(_ body: (inout Value) -> R) -> R {
+    pthread_mutex_lock(mutex)
+    defer { pthread_mutex_unlock(mutex) }
+    return body(&value)
+  }
+
+  deinit {
+    pthread_mutex_destroy(mutex)
+    mutex.deallocate()
+  }
+}
+
+/// An in-place radix-2 complex FFT over separate real and imaginary arrays, for filter design.
+struct _FFT {
+  let count: Int
+  private let cosines: [Double]
+  private let sines: [Double]
+
+  /// `count` a power of two.
+  init(count: Int) {
+    precondition(count > 1 && count & (count - 1) == 0)
+    self.count = count
+    cosines = (0..<(count / 2)).map { cos(2 * Double.pi * Double($0) / Double(count)) }
+    sines = (0..<(count / 2)).map { sin(2 * Double.pi * Double($0) / Double(count)) }
+  }
+
+  /// The forward transform (e^{-iωn}), or the inverse one including its 1/count.
+  func transform(_ re: inout [Double], _ im: inout [Double], inverse: Bool) {
+    let n = count
+    // Bit-reversed order.
+    var j = 0
+    for i in 1..<n {
+      var bit = n >> 1
+      while j & bit != 0 {
+        j ^= bit
+        bit >>= 1
+      }
+      j |= bit
+      if i < j {
+        re.swapAt(i, j)
+        im.swapAt(i, j)
+      }
+    }
+    let sign = inverse ? 1.0 : -1.0
+    re.withUnsafeMutableBufferPointer { re in
+      im.withUnsafeMutableBufferPointer { im in
+        cosines.withUnsafeBufferPointer { cs in
+          sines.withUnsafeBufferPointer { sn in
+            var size = 2
+            while size <= n {
+              let halfSize = size / 2
+              let step = n / size
+              var start = 0
+              while start < n {
+                var k = 0
+                for i in start..<(start + halfSize) {
+                  let wr = cs[k]
+                  let wi = sign * sn[k]
+                  let a = i + halfSize
+                  let tr = re[a] * wr - im[a] * wi
+                  let ti = re[a] * wi + im[a] * wr
+                  re[a] = re[i] - tr
+                  im[a] = im[i] - ti
+                  re[i] += tr
+                  im[i] += ti
+                  k += step
+                }
+                start += size
+              }
+              size *= 2
+            }
+          }
+        }
+      }
+    }
+    if inverse {
+      let scale = 1 / Double(n)
+      for i in 0..<n {
+        re[i] *= scale
+        im[i] *= scale
+      }
+    }
+  }
+}
