@@ -64,7 +64,7 @@ public struct SourceChain {
   public var retainedBytes: Int {
     let scratch = (decoded.capacity + mapped.capacity + resampled.capacity) * 4
     guard let r = resampler as? PolyphaseResampler else { return scratch }
-    return scratch + r.history.capacity * 4 + r.taps * (r.bank?.rows ?? 0) * 4
+    return scratch + r.history.capacity * 4 + r.tableBytes
   }
 
   /// Probes `description` and runs the buffer through the chain into `sink`.

@@ -95,6 +95,13 @@ public struct PolyphaseResampler: Resampler {
   /// Filter taps per output sample and channel (0 when the rates are equal).
   public var taps: Int { bank?.taps ?? 0 }
 
+  /// Bytes of coefficient tables this converter holds (shared with its copies): the phase table
+  /// and, with the group kernel, the sixteen-output tables.
+  public var tableBytes: Int {
+    let rows = bank.map { $0.rows * $0.taps * 4 } ?? 0
+    return rows + (groups.map { $0.count * ($0.width * _GroupTables.lanes * 4 + 76) + up * 4 } ?? 0)
+  }
+
   /// Whether the filter is the minimum-phase one (``ResamplerQuality/PhaseResponse``): its delay
   /// is ``latency`` at low frequencies and grows towards the band edge.
   public var isMinimumPhase: Bool { bank?.isMinimumPhase ?? false }
