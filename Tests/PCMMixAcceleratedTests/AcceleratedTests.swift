@@ -73,8 +73,8 @@ import Testing
   }
 }
 
-/// The sixteen-output kernel: used where it should be, and every split of the input and every
-/// size of output buffer gives exactly the one-shot output.
+/// The sixteen-output kernels (the AVX2 one and the Swift one): used where they should be, and
+/// every split of the input and every size of output buffer gives exactly the one-shot output.
 @Suite struct GroupKernelTests {
   @Test func isUsedForTheCaptureRates() throws {
     try #require(Accelerated.kernel != nil)
@@ -90,19 +90,33 @@ import Testing
     let odd = PolyphaseResampler(
       inputRate: 44056, outputRate: 48000, channelCount: 2, kernel: Accelerated.kernel)
     #expect(!high.usesGroupKernel && !odd.usesGroupKernel)
+    // The Swift path groups too.
+    #expect(
+      PolyphaseResampler(inputRate: 32000, outputRate: 48000, channelCount: 1).usesGroupKernel)
   }
 
   @Test(arguments: [8000, 11025, 32000, 44100, 48000 + 1, 96000, 192_000], [1, 2, 3])
   func streamedEqualsOneShot(rate: Int, channels: Int) {
+    Self.streamedEqualsOneShot(rate: rate, channels: channels, kernel: Accelerated.kernel)
+  }
+
+  @Test(arguments: [8000, 32000, 44100, 96000], [1, 2])
+  func swiftStreamedEqualsOneShot(rate: Int, channels: Int) {
+    Self.streamedEqualsOneShot(rate: rate, channels: channels, kernel: nil)
+  }
+
+  static func streamedEqualsOneShot(
+    rate: Int, channels: Int, kernel: PolyphaseResampler.DotKernel?
+  ) {
     let n = rate / 5
     var g = SplitMix64(seed: UInt64(rate * 8 + channels))
     let x = (0..<(n * channels)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
     var whole = PolyphaseResampler(
-      inputRate: rate, outputRate: 48000, channelCount: channels, kernel: Accelerated.kernel)
+      inputRate: rate, outputRate: 48000, channelCount: channels, kernel: kernel)
     let expected = AcceleratedTests.run(&whole, x)
     // Random input pieces (1 … 700 frames) into random output room (1 … 400 frames).
     var r = PolyphaseResampler(
-      inputRate: rate, outputRate: 48000, channelCount: channels, kernel: Accelerated.kernel)
+      inputRate: rate, outputRate: 48000, channelCount: channels, kernel: kernel)
     var got: [Float] = []
     var buffer = [Float](repeating: 0, count: 400 * channels)
     var at = 0

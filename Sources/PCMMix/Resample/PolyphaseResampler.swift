@@ -156,7 +156,11 @@ public struct PolyphaseResampler: Resampler {
       bank.isMinimumPhase
       ? Int((bank.lookahead * Double(up) / Double(down) - 1e-9).rounded(.up))
       : (bank.lead * up + down - 1) / down
-    if kernel?.group != nil && !bank.accumulatesInDouble && bank.interpolationSteps == 0 {
+    // Sixteen outputs at a time, by the kernel's group function or the Swift one, where the
+    // table is exact and Float32 (a kernel without a group function keeps the per-output path).
+    if (kernel == nil || kernel?.group != nil) && !bank.accumulatesInDouble
+      && bank.interpolationSteps == 0
+    {
       groups =
         sharedGroups
         ?? _GroupTables(bank: bank, up: up, down: down, phase0: Self.start(latency, up, down).phase)
@@ -277,10 +281,11 @@ public struct PolyphaseResampler: Resampler {
       guard let out = output.baseAddress else { return }
       while true {
         // Write every output whose window is complete.
-        if let groups, let kernel = context.group {
+        if let groups {
           // Mono: a whole cycle of tables twice over, each group computed together with the one
-          // a cycle later (same table), when the input and the room allow.
-          if channels == 1, let pair = context.groupPair, group.lane == 0 {
+          // a cycle later (same table), when the input and the room allow. (Only when the pair
+          // computes exactly what the single call does: both Swift, or both the kernel's.)
+          if channels == 1, group.lane == 0, context.group == nil || context.groupPair != nil {
             let lanes = _GroupTables.lanes
             let cycle = groups.count
             let advance = groups.cycleAdvance
@@ -291,9 +296,14 @@ public struct PolyphaseResampler: Resampler {
               var table = group.table
               let first = out + produced
               for i in 0..<cycle {
-                pair(
-                  groups.tables + table * groups.width * lanes, groups.width, base + start,
-                  base + start + advance, first + i * lanes, first + (cycle + i) * lanes)
+                let t = groups.tables + table * groups.width * lanes
+                let (a, b) = (base + start, base + start + advance)
+                let (outA, outB) = (first + i * lanes, first + (cycle + i) * lanes)
+                if let pair = context.groupPair {
+                  pair(t, groups.width, a, b, outA, outB)
+                } else {
+                  _group16x2(t, groups.width, a, b, outA, outB)
+                }
                 start += Int(groups.offsets[table * (lanes + 1) + lanes])
                 table = Int(groups.next[table])
               }
@@ -307,9 +317,16 @@ public struct PolyphaseResampler: Resampler {
             var n = 0
             while n < most && group.start + Int(offsets[group.lane + n]) + taps <= count { n += 1 }
             if n == 0 { break }
-            kernel(
-              groups.tables + group.table * groups.width * _GroupTables.lanes, groups.width,
-              base + group.start, stride, channels, out + produced * channels, group.lane, n)
+            let t = groups.tables + group.table * groups.width * _GroupTables.lanes
+            if let kernel = context.group {
+              kernel(
+                t, groups.width, base + group.start, stride, channels, out + produced * channels,
+                group.lane, n)
+            } else {
+              _group16(
+                t, groups.width, base + group.start, stride, channels, out + produced * channels,
+                group.lane, n)
+            }
             produced += n
             group.advance(n, groups)
           }
@@ -571,3 +588,105 @@ func _dot2(
   }
   return ((a0 + a1).sum(), (b0 + b1).sum())
 }
+
+/// The Swift form of ``PolyphaseResampler/DotKernel/group``: sixteen outputs, every channel.
+@inlinable
+func _group16(
+  _ table: UnsafePointer<Float>, _ width: Int, _ x: UnsafePointer<Float>, _ stride: Int,
+  _ channels: Int, _ out: UnsafeMutablePointer<Float>, _ first: Int, _ count: Int
+) {
+  var c = 0
+  while c + 2 <= channels {
+    let (a, b) = _groupLanes(table, width, x + c * stride, x + (c + 1) * stride)
+    for i in 0..<count {
+      out[i * channels + c] = a[first + i]
+      out[i * channels + c + 1] = b[first + i]
+    }
+    c += 2
+  }
+  if c < channels {
+    let a = _groupLanes(table, width, x + c * stride)
+    for i in 0..<count { out[i * channels + c] = a[first + i] }
+  }
+}
+
+/// The Swift form of ``PolyphaseResampler/DotKernel/groupPair``.
+@inlinable
+func _group16x2(
+  _ table: UnsafePointer<Float>, _ width: Int, _ a: UnsafePointer<Float>,
+  _ b: UnsafePointer<Float>, _ outA: UnsafeMutablePointer<Float>,
+  _ outB: UnsafeMutablePointer<Float>
+) {
+  let (la, lb) = _groupLanes(table, width, a, b)
+  UnsafeMutableRawPointer(outA).storeBytes(of: la, as: SIMD16<Float>.self)
+  UnsafeMutableRawPointer(outB).storeBytes(of: lb, as: SIMD16<Float>.self)
+}
+
+/// Sixteen lanes of two planes against one group table: each tap's input sample, broadcast,
+/// times the tap's sixteen coefficients, one row load for both planes. Sums run over blocks of
+/// ``_groupBlock`` taps, each block's added to the total: a separate multiply and add rounds
+/// twice per tap, and shorter running sums keep that error near the per-output path's.
+@inlinable @inline(__always)
+func _groupLanes(
+  _ table: UnsafePointer<Float>, _ width: Int, _ a: UnsafePointer<Float>,
+  _ b: UnsafePointer<Float>
+) -> (SIMD16<Float>, SIMD16<Float>) {
+  let t = UnsafeRawPointer(table)
+  var a0 = SIMD8<Float>()
+  var a1 = SIMD8<Float>()
+  var b0 = SIMD8<Float>()
+  var b1 = SIMD8<Float>()
+  var m = 0
+  while m < width {
+    let end = min(width, m + _groupBlock)
+    var sa0 = SIMD8<Float>()
+    var sa1 = SIMD8<Float>()
+    var sb0 = SIMD8<Float>()
+    var sb1 = SIMD8<Float>()
+    while m < end {
+      let c0 = t.loadUnaligned(fromByteOffset: m * 64, as: SIMD8<Float>.self)
+      let c1 = t.loadUnaligned(fromByteOffset: m * 64 + 32, as: SIMD8<Float>.self)
+      let xa = SIMD8<Float>(repeating: a[m])
+      let xb = SIMD8<Float>(repeating: b[m])
+      sa0 += c0 * xa
+      sa1 += c1 * xa
+      sb0 += c0 * xb
+      sb1 += c1 * xb
+      m += 1
+    }
+    a0 += sa0
+    a1 += sa1
+    b0 += sb0
+    b1 += sb1
+  }
+  return (SIMD16(lowHalf: a0, highHalf: a1), SIMD16(lowHalf: b0, highHalf: b1))
+}
+
+/// Sixteen lanes of one plane: the same sums, in the same order, as
+/// ``_groupLanes(_:_:_:_:)`` gives for either of its planes.
+@inlinable @inline(__always)
+func _groupLanes(_ table: UnsafePointer<Float>, _ width: Int, _ a: UnsafePointer<Float>)
+  -> SIMD16<Float>
+{
+  let t = UnsafeRawPointer(table)
+  var a0 = SIMD8<Float>()
+  var a1 = SIMD8<Float>()
+  var m = 0
+  while m < width {
+    let end = min(width, m + _groupBlock)
+    var sa0 = SIMD8<Float>()
+    var sa1 = SIMD8<Float>()
+    while m < end {
+      let xa = SIMD8<Float>(repeating: a[m])
+      sa0 += t.loadUnaligned(fromByteOffset: m * 64, as: SIMD8<Float>.self) * xa
+      sa1 += t.loadUnaligned(fromByteOffset: m * 64 + 32, as: SIMD8<Float>.self) * xa
+      m += 1
+    }
+    a0 += sa0
+    a1 += sa1
+  }
+  return SIMD16(lowHalf: a0, highHalf: a1)
+}
+
+/// Taps per partial sum in the Swift group kernel.
+@usableFromInline let _groupBlock = 16
