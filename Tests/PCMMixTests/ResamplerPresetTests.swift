@@ -29,7 +29,11 @@ import Testing
       name: "high", quality: .high, snrDB: 140, gainErrorDB: 0.001, gainEdge: 0.95,
       rejectionDB: 140, delayMs: 3),
   ]
-  static let rates = [8000, 11025, 16000, 22050, 24000, 32000, 44100, 88200, 96000, 192000]
+  /// The rates, and 11,111 Hz: 11,111 : 48,000 has no common factor, so its table is the
+  /// interpolated one (2,049 rows), here with the minimum-phase filter.
+  static let rates = [
+    8000, 11025, 11111, 16000, 22050, 24000, 32000, 44100, 88200, 96000, 192000,
+  ]
 
   struct Case: Sendable, CustomStringConvertible {
     var target: Target
