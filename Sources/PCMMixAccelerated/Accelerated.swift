@@ -26,8 +26,10 @@ public enum Accelerated {
     : nil
 
   /// A factory for the built-in resampler at `quality`, with the kernels when they run here.
+  /// Like `SourceChain.builtin`, it makes the shared minimum-phase design up front.
   public static func factory(_ quality: ResamplerQuality) -> ResamplerFactory {
     let kernel = Self.kernel
+    _ = SourceChain.builtin(quality)
     return {
       PolyphaseResampler(
         inputRate: $0, outputRate: $1, channelCount: $2, quality: quality, kernel: kernel)

@@ -147,3 +147,26 @@ import Testing
     #expect(firstDifference == nil, "first difference at sample \(firstDifference?.offset ?? -1)")
   }
 }
+
+/// A non-finite input sample is taken as silence: it cannot spread NaN to the outputs around it
+/// (inside a group, 0 × ∞ would), and the output is exactly that of a 0 in its place.
+@Suite struct NonFiniteInputTests {
+  @Test(arguments: [8000, 44100, 96000], [false, true])
+  func nonFiniteSamplesAreSilence(rate: Int, accelerated: Bool) {
+    let kernel = accelerated ? Accelerated.kernel : nil
+    var g = SplitMix64(seed: UInt64(rate))
+    var x = (0..<4000).map { _ in Float.random(in: -0.5...0.5, using: &g) }
+    var zeroed = x
+    for (i, v) in [(1000, Float.infinity), (2000, -Float.infinity), (3000, Float.nan)] {
+      x[i] = v
+      zeroed[i] = 0
+    }
+    var a = PolyphaseResampler(
+      inputRate: rate, outputRate: 48000, channelCount: 1, kernel: kernel)
+    var b = PolyphaseResampler(
+      inputRate: rate, outputRate: 48000, channelCount: 1, kernel: kernel)
+    let y = AcceleratedTests.run(&a, x)
+    #expect(y.allSatisfy { $0.isFinite })
+    #expect(y == AcceleratedTests.run(&b, zeroed))
+  }
+}

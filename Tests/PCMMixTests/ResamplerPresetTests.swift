@@ -148,8 +148,19 @@ import Testing
   func phaseDelayAcrossTheBandMeetsTheTarget(_ c: Case) throws {
     let r = PolyphaseResampler(
       inputRate: c.rate, outputRate: 48000, channelCount: 1, quality: c.target.quality)
-    let bank = try #require(r.bank)
     let top = c.target.gainEdge * Double(c.rate) / 2
+    let worst = try Self.worstPhaseDelayMs(r, upTo: top)
+    print(
+      "preset \(c): \(r.isMinimumPhase ? "minimum" : "linear") phase, worst phase delay "
+        + "\(String(format: "%.3f", worst)) ms to \(Int(top)) Hz")
+    #expect(worst <= c.target.delayMs)
+    #expect(r.isMinimumPhase == (c.rate < 44100))
+  }
+
+  /// The largest phase delay, latency included, from 1 Hz to `top` Hz: the phase of the table's
+  /// response (a few rows, each at its fractional position), unwrapped in 600 steps.
+  static func worstPhaseDelayMs(_ r: PolyphaseResampler, upTo top: Double) throws -> Double {
+    let bank = try #require(r.bank)
     let steps = 600
     let rows = bank.interpolationSteps == 0 ? bank.rows : bank.interpolationSteps
     let sampled = Swift.stride(from: 0, to: rows, by: max(1, rows / 8))
@@ -158,7 +169,7 @@ import Testing
     var worst = 0.0
     for i in 1...steps {
       let f = 1 + (top - 1) * Double(i - 1) / Double(steps - 1)
-      let w = 2 * Double.pi * f / Double(c.rate)  // radians per input sample
+      let w = 2 * Double.pi * f / Double(r.inputRate)  // radians per input sample
       var re = 0.0
       var im = 0.0
       for row in sampled {
@@ -176,14 +187,60 @@ import Testing
       unwrapped += step
       previous = phase
       // A delay of τ input samples turns e^{iωn} into e^{iω(n − τ)}: the phase is −ωτ.
-      let delayMs = (Double(r.latency) / 48 + (-unwrapped / w) / Double(c.rate) * 1000)
+      let delayMs =
+        Double(r.latency) / Double(r.outputRate) * 1000
+        + (-unwrapped / w) / Double(r.inputRate) * 1000
       worst = max(worst, delayMs)
     }
+    return worst
+  }
+
+  /// From 48 kHz into lower rates (a recorder's 16 kHz, a telephone's 8 kHz) the same table
+  /// holds: long downsampling filters turn minimum phase where linear phase would be too slow
+  /// (`high` into 8 kHz would otherwise delay 15.5 ms). Tone SNR and gain to the gain edge,
+  /// rejection of tones between the stop edge and 24 kHz, and the delay across the band.
+  @Test(arguments: targets, [8000, 11025, 16000, 44100])
+  func downsamplingFrom48kMeetsTheTable(_ t: Target, outputRate: Int) throws {
+    let lower = Double(outputRate) / 2
+    let r = PolyphaseResampler(
+      inputRate: 48000, outputRate: outputRate, channelCount: 1, quality: t.quality)
+    let delay = try Self.worstPhaseDelayMs(r, upTo: t.gainEdge * lower)
+    func run(_ f: Double) -> [Float] {
+      let x = (0..<12_000).map { Float(0.5 * cos(2 * .pi * f * Double($0) / 48000)) }
+      var fresh = r
+      return resampleAligned(&fresh, x)
+    }
+    let skip = 2 * r.latency + r.taps * outputRate / 48000 + outputRate / 100
+    var worstSNR = Double.infinity
+    var worstGain = 0.0
+    for f in [100, 0.5 * lower, t.gainEdge * lower] {
+      let y = run(f)
+      let fit = ToneFit(
+        y, frequency: f / Double(outputRate), range: skip..<(y.count - skip))
+      if f <= 0.9 * lower { worstSNR = min(worstSNR, fit.snrDB) }
+      worstGain = max(worstGain, abs(20 * log10(fit.amplitude / 0.5)))
+    }
+    // (fast's stop edge into 44.1 kHz, 1.1 × 22,050 Hz, lies past the input's Nyquist: there is
+    // no stopband to test; what lies above 0.9 × 22,050 Hz aliases only above that again.)
+    var worstAlias = -Double.infinity
+    let stop = t.quality.stopbandEdge * lower
+    for fraction in [0.0, 0.5, 0.95] where stop < 24000 {
+      let f = stop + fraction * (24000 - stop)
+      let y = run(f)
+      let body = y[skip..<(y.count - skip)]
+      let rms = (body.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(body.count))
+        .squareRoot()
+      worstAlias = max(worstAlias, 20 * log10(max(rms * 2.0.squareRoot(), 1e-20) / 0.5))
+    }
     print(
-      "preset \(c): \(bank.isMinimumPhase ? "minimum" : "linear") phase, worst phase delay "
-        + "\(String(format: "%.3f", worst)) ms to \(Int(top)) Hz")
-    #expect(worst <= c.target.delayMs)
-    #expect(bank.isMinimumPhase == (c.rate < 44100))
+      "preset \(t.name) 48000 → \(outputRate): \(r.isMinimumPhase ? "minimum" : "linear") phase, "
+        + "\(r.taps) taps, worst SNR \(String(format: "%.1f", worstSNR)) dB, gain error "
+        + "\(String(format: "%.5f", worstGain)) dB, alias \(String(format: "%.1f", worstAlias)) dB, "
+        + "worst delay \(String(format: "%.3f", delay)) ms")
+    #expect(worstSNR >= t.snrDB)
+    #expect(worstGain <= t.gainErrorDB)
+    #expect(-worstAlias >= t.rejectionDB || stop >= 24000)
+    #expect(delay <= t.delayMs)
   }
 }
 

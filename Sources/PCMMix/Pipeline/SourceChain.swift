@@ -54,8 +54,15 @@ public struct SourceChain {
   }
 
   /// A factory for the built-in ``PolyphaseResampler`` at `quality`.
+  ///
+  /// Makes the minimum-phase design that every upsampling rate shares (the presets use it below
+  /// 44.1 kHz of input) now, once per process and quality (a few tens of milliseconds), so that
+  /// a source switching to 16 kHz mid-stream does not pay for it inside a callback.
   public static func builtin(_ quality: ResamplerQuality) -> ResamplerFactory {
-    { PolyphaseResampler(inputRate: $0, outputRate: $1, channelCount: $2, quality: quality) }
+    _ = PolyphaseResampler(inputRate: 8000, outputRate: 48000, channelCount: 1, quality: quality)
+    return {
+      PolyphaseResampler(inputRate: $0, outputRate: $1, channelCount: $2, quality: quality)
+    }
   }
 
   /// Bytes of storage the chain holds: its scratch, and the built-in resampler's history and

@@ -12,25 +12,40 @@
 /// Same magnitude response, same length; the energy comes first instead of in the middle, so the
 /// delay at low frequencies is a few input samples and rises towards the band edge (the phase is
 /// no longer linear). Designed by the cepstral method (Oppenheim & Schafer §13.8): the linear
-/// prototype is sampled 16 times per input sample, its zero-phase response floored 20 dB under
-/// the stopband, and the causal part of the log spectrum's cepstrum is exponentiated back. The
-/// FFT is 64 times the prototype's length, so the cepstrum's aliasing stays under the stopband.
-/// Any fractional position is then read from those samples by a 12-tap Kaiser-windowed sinc
-/// (the prototype is band-limited far below the 16× rate, so this adds no error that matters).
+/// prototype is sampled ``oversampling`` times per input sample (16 for upsampling; fewer when
+/// downsampling, where the band is narrower, so that it is always sampled about 32 times per
+/// cycle of its cutoff), its zero-phase response floored 20 dB under the stopband, and the
+/// causal part of the log spectrum's cepstrum is exponentiated back. The FFT is 64 times the
+/// prototype's length in samples, so the cepstrum's aliasing stays under the stopband: 2^17
+/// points for `balanced`, whatever the ratio. Any fractional position is then read from those
+/// samples by a 12-tap Kaiser-windowed sinc (the prototype is band-limited far below the
+/// sampling rate, so this adds no error that matters).
 ///
-/// Designs are cached by specification: the upsampling designs do not depend on the rates.
+/// Designs are cached by specification (the upsampling ones do not depend on the rates), built
+/// outside the cache's lock.
 @usableFromInline
 final class _MinimumPhasePrototype: @unchecked Sendable {
-  /// Samples per input sample.
-  static let oversampling = 16
   /// Half-width of the reading interpolator, in oversampled samples.
   static let readHalfWidth = 6
   /// Kaiser β of the reading interpolator (170 dB).
   static let readBeta = KaiserWindow.beta(attenuation: 170)
-  /// The longest prototype designed, in input samples (the FFT then has 2^20 points).
-  static let maxLength = 1024
+  /// The most samples a prototype may have (the FFT then has 2^20 points).
+  static let maxSamples = 1 << 14
 
-  /// `h(n / 16)`, n in 0 … 16·length, normalized to unit DC gain.
+  /// Samples per input sample, for a prototype with this cutoff (cycles per input sample):
+  /// 16 at a cutoff of about half an input sample's Nyquist, i.e. about 32 per cycle.
+  static func oversampling(cutoff: Double) -> Int {
+    max(1, Int((32 * cutoff).rounded(.up)))
+  }
+
+  /// Whether a design of this cutoff and length stays within ``maxSamples``.
+  static func fits(cutoff: Double, length: Int) -> Bool {
+    oversampling(cutoff: cutoff) * length <= maxSamples
+  }
+
+  /// Samples per input sample.
+  let oversampling: Int
+  /// `h(n / oversampling)`, n in 0 … oversampling·length, normalized to unit DC gain.
   let samples: [Double]
   /// The prototype's length in input samples.
   let length: Int
@@ -40,7 +55,8 @@ final class _MinimumPhasePrototype: @unchecked Sendable {
   /// Designs the minimum-phase counterpart of the linear prototype with this cutoff (cycles per
   /// input sample), length (input samples), Kaiser β and stopband attenuation (dB).
   init(cutoff: Double, length: Int, beta: Double, attenuation: Double) {
-    let p = Self.oversampling
+    let p = Self.oversampling(cutoff: cutoff)
+    oversampling = p
     let half = length * p / 2
     var n = 1
     while n < 64 * p * length { n *= 2 }
@@ -92,7 +108,7 @@ final class _MinimumPhasePrototype: @unchecked Sendable {
   /// The prototype at `t0 − k` input samples for k in 0 ..< row.count (0 outside 0 … length).
   /// The points are whole input samples apart, so they share one set of interpolation weights.
   func read(into row: inout [Double], from t0: Double) {
-    let p = Self.oversampling
+    let p = oversampling
     let w = Self.readHalfWidth
     let u0 = t0 * Double(p)
     let base = Int(u0.rounded(.down))
@@ -119,10 +135,13 @@ final class _MinimumPhasePrototype: @unchecked Sendable {
     -> _MinimumPhasePrototype
   {
     let key = [cutoff, Double(length), beta, attenuation]
+    if let d = cache.withLock({ $0[key] }) { return d }
+    // Designed without the lock, so other threads' lookups never wait for it; two threads that
+    // race here design the same thing and the first stored is kept.
+    let d = _MinimumPhasePrototype(
+      cutoff: cutoff, length: length, beta: beta, attenuation: attenuation)
     return cache.withLock { designs in
-      if let d = designs[key] { return d }
-      let d = _MinimumPhasePrototype(
-        cutoff: cutoff, length: length, beta: beta, attenuation: attenuation)
+      if let first = designs[key] { return first }
       designs[key] = d
       return d
     }

@@ -69,7 +69,7 @@ final class _PolyphaseBank: @unchecked Sendable {
     case .linearWithin(let seconds): minimum = linearDelay > seconds
     }
     let prototype =
-      minimum && length <= _MinimumPhasePrototype.maxLength
+      minimum && _MinimumPhasePrototype.fits(cutoff: cutoff, length: length)
       ? _MinimumPhasePrototype.cached(
         cutoff: cutoff, length: length, beta: beta, attenuation: quality.attenuation)
       : nil

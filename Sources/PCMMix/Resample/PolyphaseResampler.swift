@@ -387,10 +387,15 @@ public struct PolyphaseResampler: Resampler {
         }
         let n = min(capacity - count, frames - consumed)
         if let input {
+          // A non-finite sample is taken as silence: inside a group it would meet the zero
+          // coefficients of outputs whose windows do not reach it, and 0 × ∞ is NaN.
           let src = input + consumed * channels
           for c in 0..<channels {
             let plane = base + c * stride + count
-            for i in 0..<n { plane[i] = src[i * channels + c] }
+            for i in 0..<n {
+              let x = src[i * channels + c]
+              plane[i] = x.isFinite ? x : 0
+            }
           }
         } else {
           for c in 0..<channels { (base + c * stride + count).update(repeating: 0, count: n) }

@@ -50,18 +50,20 @@ public struct ResamplerQuality: Hashable, Sendable {
 
 extension ResamplerQuality {
   /// Lowest delay: ≥ 100 dB rejection, flat within 0.1 dB to 0.9 × Nyquist, at most 1 ms of
-  /// delay (linear phase from 44.1 kHz of input: 0.8 ms; minimum phase below).
+  /// delay: linear phase where that fits (44.1 kHz into 48 kHz: 0.8 ms), minimum phase where it
+  /// would not (below 44.1 kHz of input; from 48 kHz into lower rates).
   public static let fast = ResamplerQuality(
     passbandEdge: 0.9, stopbandEdge: 1.1, attenuation: 103, phase: .linearWithin(seconds: 0.001))
 
   /// The default: ≥ 130 dB rejection, flat within 0.01 dB to 0.9 × Nyquist, at most 1.5 ms of
-  /// delay (linear phase from 44.1 kHz of input: 1.46 ms; minimum phase below).
+  /// delay: linear phase where that fits (44.1 kHz into 48 kHz: 1.46 ms), minimum phase where it
+  /// would not.
   public static let balanced = ResamplerQuality(
     passbandEdge: 0.9, stopbandEdge: 1.04, attenuation: 133,
     phase: .linearWithin(seconds: 0.0015))
 
-  /// Cleanest: 150 dB rejection, flat to 0.95 × Nyquist, at most 3 ms of delay (linear phase
-  /// from 44.1 kHz of input: 2.8 ms; minimum phase below).
+  /// Cleanest: 150 dB rejection, flat to 0.95 × Nyquist, at most 3 ms of delay: linear phase
+  /// where that fits (44.1 kHz into 48 kHz: 2.9 ms), minimum phase where it would not.
   public static let high = ResamplerQuality(
     passbandEdge: 0.95, stopbandEdge: 1.03, attenuation: 150, phase: .linearWithin(seconds: 0.003))
 
