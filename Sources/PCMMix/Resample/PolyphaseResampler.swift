@@ -286,49 +286,52 @@ public struct PolyphaseResampler: Resampler {
           // table) when both are complete and fit: of the next `cycle + j` whole groups, the
           // first `j` go in pairs with the last `j`, the rest alone. (Only when the pair computes
           // exactly what the single call does: both Swift, or both the kernel's.)
-          if channels == 1, group.lane == 0, context.group == nil || context.groupPair != nil {
-            let lanes = _GroupTables.lanes
-            let cycle = groups.count
-            let advance = groups.cycleAdvance
-            func next(_ start: inout Int, _ table: inout Int) {
-              start += Int(groups.offsets[table * (lanes + 1) + lanes])
-              table = Int(groups.next[table])
-            }
-            while true {
-              var whole = 0
-              var (s, t) = (group.start, group.table)
-              let most = min((room - produced) / lanes, 2 * cycle)
-              while whole < most && s + groups.width <= count {
-                next(&s, &t)
-                whole += 1
-              }
-              guard whole > cycle else { break }
-              let pairs = whole - cycle
-              var (start, table) = (group.start, group.table)
-              let first = out + produced
-              for i in 0..<cycle {
-                let t = groups.tables + table * groups.width * lanes
-                let outA = first + i * lanes
-                if i < pairs {
-                  let (a, b) = (base + start, base + start + advance)
-                  let outB = first + (cycle + i) * lanes
-                  if let pair = context.groupPair {
-                    pair(t, groups.width, a, b, outA, outB)
-                  } else {
-                    _group16x2(t, groups.width, a, b, outA, outB)
-                  }
-                } else if let kernel = context.group {
-                  kernel(t, groups.width, base + start, stride, 1, outA, 0, lanes)
-                } else {
-                  _group16(t, groups.width, base + start, stride, 1, outA, 0, lanes)
-                }
-                next(&start, &table)
-              }
-              produced += whole * lanes
-              (group.start, group.table) = (s, t)
-            }
-          }
+          // Checked at every group boundary, so a call that starts mid-group still pairs.
+          let pairing = channels == 1 && (context.group == nil || context.groupPair != nil)
           while produced < room {
+            if pairing && group.lane == 0 {
+              let lanes = _GroupTables.lanes
+              let cycle = groups.count
+              let advance = groups.cycleAdvance
+              func next(_ start: inout Int, _ table: inout Int) {
+                start += Int(groups.offsets[table * (lanes + 1) + lanes])
+                table = Int(groups.next[table])
+              }
+              while true {
+                var whole = 0
+                var (s, t) = (group.start, group.table)
+                let most = min((room - produced) / lanes, 2 * cycle)
+                while whole < most && s + groups.width <= count {
+                  next(&s, &t)
+                  whole += 1
+                }
+                guard whole > cycle else { break }
+                let pairs = whole - cycle
+                var (start, table) = (group.start, group.table)
+                let first = out + produced
+                for i in 0..<cycle {
+                  let t = groups.tables + table * groups.width * lanes
+                  let outA = first + i * lanes
+                  if i < pairs {
+                    let (a, b) = (base + start, base + start + advance)
+                    let outB = first + (cycle + i) * lanes
+                    if let pair = context.groupPair {
+                      pair(t, groups.width, a, b, outA, outB)
+                    } else {
+                      _group16x2(t, groups.width, a, b, outA, outB)
+                    }
+                  } else if let kernel = context.group {
+                    kernel(t, groups.width, base + start, stride, 1, outA, 0, lanes)
+                  } else {
+                    _group16(t, groups.width, base + start, stride, 1, outA, 0, lanes)
+                  }
+                  next(&start, &table)
+                }
+                produced += whole * lanes
+                (group.start, group.table) = (s, t)
+              }
+              if produced == room { break }
+            }
             let offsets = groups.offsets + group.table * (_GroupTables.lanes + 1)
             let most = min(_GroupTables.lanes - group.lane, room - produced)
             var n = 0
