@@ -282,54 +282,15 @@ public struct PolyphaseResampler: Resampler {
       while true {
         // Write every output whose window is complete.
         if let groups {
-          // Mono: each group is computed together with the one a table cycle later (same
-          // table) when both are complete and fit: of the next `cycle + j` whole groups, the
-          // first `j` go in pairs with the last `j`, the rest alone. (Only when the pair computes
-          // exactly what the single call does: both Swift, or both the kernel's.)
-          // Checked at every group boundary, so a call that starts mid-group still pairs.
+          // Mono: at every group boundary, groups go in pairs a table cycle apart where they can
+          // (`_pairedMonoGroups`); only when the pair computes exactly what the single call does
+          // (both Swift, or both the kernel's). Then one group, or what is left of it, alone.
           let pairing = channels == 1 && (context.group == nil || context.groupPair != nil)
           while produced < room {
             if pairing && group.lane == 0 {
-              let lanes = _GroupTables.lanes
-              let cycle = groups.count
-              let advance = groups.cycleAdvance
-              func next(_ start: inout Int, _ table: inout Int) {
-                start += Int(groups.offsets[table * (lanes + 1) + lanes])
-                table = Int(groups.next[table])
-              }
-              while true {
-                var whole = 0
-                var (s, t) = (group.start, group.table)
-                let most = min((room - produced) / lanes, 2 * cycle)
-                while whole < most && s + groups.width <= count {
-                  next(&s, &t)
-                  whole += 1
-                }
-                guard whole > cycle else { break }
-                let pairs = whole - cycle
-                var (start, table) = (group.start, group.table)
-                let first = out + produced
-                for i in 0..<cycle {
-                  let t = groups.tables + table * groups.width * lanes
-                  let outA = first + i * lanes
-                  if i < pairs {
-                    let (a, b) = (base + start, base + start + advance)
-                    let outB = first + (cycle + i) * lanes
-                    if let pair = context.groupPair {
-                      pair(t, groups.width, a, b, outA, outB)
-                    } else {
-                      _group16x2(t, groups.width, a, b, outA, outB)
-                    }
-                  } else if let kernel = context.group {
-                    kernel(t, groups.width, base + start, stride, 1, outA, 0, lanes)
-                  } else {
-                    _group16(t, groups.width, base + start, stride, 1, outA, 0, lanes)
-                  }
-                  next(&start, &table)
-                }
-                produced += whole * lanes
-                (group.start, group.table) = (s, t)
-              }
+              produced += _pairedMonoGroups(
+                groups, context, base, stride, count: count, out + produced,
+                room: room - produced, &group)
               if produced == room { break }
             }
             let offsets = groups.offsets + group.table * (_GroupTables.lanes + 1)
@@ -612,6 +573,61 @@ func _dot2(
     b0 += c0 * rb.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
   }
   return ((a0 + a1).sum(), (b0 + b1).sum())
+}
+
+/// Mono, from a group boundary: of the next `cycle + j` whole groups that are complete and fit
+/// in `room` (`cycle` = the number of tables, `j` ≤ `cycle`), the first `j` are computed together
+/// with the last `j` (a table cycle later, same table: one coefficient load for two groups) and
+/// the rest alone; repeated while at least `cycle + 1` whole groups are ready. Returns the
+/// frames written; moves `group` past them.
+@inlinable
+func _pairedMonoGroups(
+  _ groups: _GroupTables, _ context: _KernelContext, _ base: UnsafeMutablePointer<Float>,
+  _ stride: Int, count: Int, _ out: UnsafeMutablePointer<Float>, room: Int,
+  _ group: inout _GroupCursor
+) -> Int {
+  let lanes = _GroupTables.lanes
+  let cycle = groups.count
+  let advance = groups.cycleAdvance
+  func next(_ start: inout Int, _ table: inout Int) {
+    start += Int(groups.offsets[table * (lanes + 1) + lanes])
+    table = Int(groups.next[table])
+  }
+  var produced = 0
+  while true {
+    var whole = 0
+    var (s, t) = (group.start, group.table)
+    let most = min((room - produced) / lanes, 2 * cycle)
+    while whole < most && s + groups.width <= count {
+      next(&s, &t)
+      whole += 1
+    }
+    guard whole > cycle else { break }
+    let pairs = whole - cycle
+    var (start, table) = (group.start, group.table)
+    let first = out + produced
+    for i in 0..<cycle {
+      let t = groups.tables + table * groups.width * lanes
+      let outA = first + i * lanes
+      if i < pairs {
+        let (a, b) = (base + start, base + start + advance)
+        let outB = first + (cycle + i) * lanes
+        if let pair = context.groupPair {
+          pair(t, groups.width, a, b, outA, outB)
+        } else {
+          _group16x2(t, groups.width, a, b, outA, outB)
+        }
+      } else if let kernel = context.group {
+        kernel(t, groups.width, base + start, stride, 1, outA, 0, lanes)
+      } else {
+        _group16(t, groups.width, base + start, stride, 1, outA, 0, lanes)
+      }
+      next(&start, &table)
+    }
+    produced += whole * lanes
+    (group.start, group.table) = (s, t)
+  }
+  return produced
 }
 
 /// The Swift form of ``PolyphaseResampler/DotKernel/group``: sixteen outputs, every channel.
