@@ -29,7 +29,7 @@ public enum Accelerated {
   /// Like `SourceChain.builtin`, it makes the shared minimum-phase design up front.
   public static func factory(_ quality: ResamplerQuality) -> ResamplerFactory {
     let kernel = Self.kernel
-    _ = SourceChain.builtin(quality)
+    PolyphaseResampler.prepareDesign(for: quality)
     return {
       PolyphaseResampler(
         inputRate: $0, outputRate: $1, channelCount: $2, quality: quality, kernel: kernel)

@@ -26,7 +26,7 @@ func probe(_ paths: [String], json: Bool, console: Console) -> Int32 {
       let seconds = Double(count) / Double(f.sampleRate)
       let truncated = input.claimedFrames.map { count < $0 } ?? false
       if json {
-        var line = "{\"path\":\(_jsonString(path)),\"sampleRate\":\(f.sampleRate),"
+        var line = "{\"path\":\(jsonString(path)),\"sampleRate\":\(f.sampleRate),"
         line += "\"channels\":\(f.channelCount),\"sampleType\":\"\(f.typeSpelling)\","
         line += "\"frames\":\(count),\"durationSeconds\":\(seconds),\"truncated\":\(truncated)"
         if let claimed = input.claimedFrames { line += ",\"claimedFrames\":\(claimed)" }
@@ -54,8 +54,8 @@ func _seconds(_ s: Double) -> String {
   return "\(ms / 1000)." + String(repeating: "0", count: 3 - frac.count) + frac
 }
 
-/// A JSON string literal.
-func _jsonString(_ s: String) -> String {
+/// A JSON string literal (also used by the benchmark's JSON report).
+public func jsonString(_ s: String) -> String {
   var r = "\""
   for u in s.unicodeScalars {
     switch u {

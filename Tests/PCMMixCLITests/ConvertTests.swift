@@ -31,22 +31,13 @@ struct ConvertTests {
   @Test("44.1 kHz → 48 kHz is time-aligned: tone phase within 1e-3 rad")
   func timeAlignment() throws {
     try withTempDir { dir in
-      let n = 11_025
-      let phase = 0.3
-      let input = stereoTone(frames: n, rate: 44_100, left: 997, right: 1_499, phase: phase)
-      try writeFile("\(dir)/in.wav", wavS16(input, channels: 2, rate: 44_100))
-      cliOK(["convert", "\(dir)/in.wav", "-o", "\(dir)/out.wav"])
-      let out = try readWAV("\(dir)/out.wav")
-      #expect(out.frames == 12_000)
-      let samples = out.int16s.map { Double($0) / 32_767 }
-      // Skip the first and last 10 ms, where the filter sees the edges of the input.
-      let range = 480..<(out.frames - 480)
-      for (channel, f) in [(0, 997.0), (1, 1_499.0)] {
-        let x = stride(from: channel, to: samples.count, by: 2).map { samples[$0] }
-        let fit = fittedPhase(x, omega: 2 * .pi * f / 48_000, range: range)
-        let error = phaseDifference(fit.phase, phase)
-        #expect(abs(error) < 1e-3, "channel \(channel): phase off by \(error) rad")
-        #expect(abs(fit.amp - 0.5) < 0.01, "channel \(channel): amplitude \(fit.amp)")
+      let (frames, fits) = try convertTonePairTo48k(dir)
+      #expect(frames == 12_000)
+      for (channel, fit) in fits.enumerated() {
+        #expect(
+          abs(fit.phaseError) < 1e-3, "channel \(channel): phase off by \(fit.phaseError) rad")
+        #expect(
+          abs(fit.amplitude - 0.5) < 0.01, "channel \(channel): amplitude \(fit.amplitude)")
       }
     }
   }

@@ -377,3 +377,27 @@ func runExecutable(_ args: [String], input: [UInt8], in folder: String? = nil) t
     status: process.terminationStatus, reason: process.terminationReason, out: [UInt8](out),
     err: errBox.text)
 }
+
+/// Converts 0.25 s of a 44.1 kHz stereo tone pair (997 Hz left, 1,499 Hz right, both at phase
+/// 0.3) to 48 kHz with `pcm-mix convert` plus `extra` arguments, then fits each channel's tone at
+/// the output sample times, skipping 10 ms at either end where the filter sees the input's
+/// edges. Returns the output's frames and, per channel, how far the fitted phase is from the
+/// input's analytic phase (a delay left in the resampler shows as 2π f × delay) and the
+/// fitted amplitude.
+func convertTonePairTo48k(_ dir: String, _ extra: [String] = []) throws -> (
+  frames: Int, fits: [(phaseError: Double, amplitude: Double)]
+) {
+  let phase = 0.3
+  let input = stereoTone(frames: 11_025, rate: 44_100, left: 997, right: 1_499, phase: phase)
+  try writeFile("\(dir)/in.wav", wavS16(input, channels: 2, rate: 44_100))
+  cliOK(["convert", "\(dir)/in.wav", "-o", "\(dir)/out.wav"] + extra)
+  let out = try readWAV("\(dir)/out.wav")
+  let samples = out.int16s.map { Double($0) / 32_767 }
+  let range = 480..<(out.frames - 480)
+  let fits = [(0, 997.0), (1, 1_499.0)].map { channel, f in
+    let x = stride(from: channel, to: samples.count, by: 2).map { samples[$0] }
+    let fit = fittedPhase(x, omega: 2 * .pi * f / 48_000, range: range)
+    return (phaseDifference(fit.phase, phase), fit.amp)
+  }
+  return (out.frames, fits)
+}

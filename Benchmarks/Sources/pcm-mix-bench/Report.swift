@@ -1,3 +1,5 @@
+import PCMMixCLI
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -47,8 +49,8 @@ final class Report {
     for (i, r) in records.enumerated() {
       let value = r.value.isFinite ? "\(r.value)" : "null"
       text +=
-        "  {\"section\": \(quoted(r.section)), \"name\": \(quoted(r.name)), "
-        + "\"metric\": \(quoted(r.metric)), \"value\": \(value), \"unit\": \(quoted(r.unit))}"
+        "  {\"section\": \(jsonString(r.section)), \"name\": \(jsonString(r.name)), "
+        + "\"metric\": \(jsonString(r.metric)), \"value\": \(value), \"unit\": \(jsonString(r.unit))}"
       text += i + 1 < records.count ? ",\n" : "\n"
     }
     text += "]\n"
@@ -57,26 +59,6 @@ final class Report {
     let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
     return fclose(f) == 0 && written == bytes.count
   }
-}
-
-/// A JSON string literal.
-private func quoted(_ s: String) -> String {
-  var out = "\""
-  for u in s.unicodeScalars {
-    switch u {
-    case "\"": out += "\\\""
-    case "\\": out += "\\\\"
-    case "\n": out += "\\n"
-    case "\t": out += "\\t"
-    default:
-      if u.value < 0x20 {
-        out += format("\\u%04x", u.value)
-      } else {
-        out.unicodeScalars.append(u)
-      }
-    }
-  }
-  return out + "\""
 }
 
 /// A table printed row by row as results arrive: the first column left-aligned, the rest right.

@@ -53,13 +53,10 @@ public struct SourceChain {
     factory = resampler
   }
 
-  /// A factory for the built-in ``PolyphaseResampler`` at `quality`.
-  ///
-  /// Makes the minimum-phase design that every upsampling rate shares (the presets use it below
-  /// 44.1 kHz of input) now, once per process and quality (a few tens of milliseconds), so that
-  /// a source switching to 16 kHz mid-stream does not pay for it inside a callback.
+  /// A factory for the built-in ``PolyphaseResampler`` at `quality`; makes the shared
+  /// minimum-phase design up front (``PolyphaseResampler/prepareDesign(for:)``).
   public static func builtin(_ quality: ResamplerQuality) -> ResamplerFactory {
-    _ = PolyphaseResampler(inputRate: 8000, outputRate: 48000, channelCount: 1, quality: quality)
+    PolyphaseResampler.prepareDesign(for: quality)
     return {
       PolyphaseResampler(inputRate: $0, outputRate: $1, channelCount: $2, quality: quality)
     }

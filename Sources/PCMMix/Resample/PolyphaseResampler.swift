@@ -102,6 +102,14 @@ public struct PolyphaseResampler: Resampler {
     return rows + (groups.map { $0.count * ($0.width * _GroupTables.lanes * 4 + 76) + up * 4 } ?? 0)
   }
 
+  /// Makes, once per process, the minimum-phase design that every upsampling rate shares at
+  /// `quality` (the presets use it below 44.1 kHz of input; a few tens of milliseconds), so that a
+  /// source switching to such a rate mid-stream does not pay for it inside a callback. Does
+  /// nothing for a quality that stays linear phase there.
+  public static func prepareDesign(for quality: ResamplerQuality) {
+    _ = PolyphaseResampler(inputRate: 8000, outputRate: 48000, channelCount: 1, quality: quality)
+  }
+
   /// Whether the filter is the minimum-phase one (``ResamplerQuality/PhaseResponse``): its delay
   /// is ``latency`` at low frequencies and grows towards the band edge.
   public var isMinimumPhase: Bool { bank?.isMinimumPhase ?? false }
@@ -285,7 +293,7 @@ public struct PolyphaseResampler: Resampler {
           // Mono: at every group boundary, groups go in pairs a table cycle apart where they can
           // (`_pairedMonoGroups`); only when the pair computes exactly what the single call does
           // (both Swift, or both the kernel's). Then one group, or what is left of it, alone.
-          let pairing = channels == 1 && (context.group == nil || context.groupPair != nil)
+          let pairing = channels == 1 && context.pairsMatchSingles
           while produced < room {
             if pairing && group.lane == 0 {
               produced += _pairedMonoGroups(
@@ -298,16 +306,9 @@ public struct PolyphaseResampler: Resampler {
             var n = 0
             while n < most && group.start + Int(offsets[group.lane + n]) + taps <= count { n += 1 }
             if n == 0 { break }
-            let t = groups.tables + group.table * groups.width * _GroupTables.lanes
-            if let kernel = context.group {
-              kernel(
-                t, groups.width, base + group.start, stride, channels, out + produced * channels,
-                group.lane, n)
-            } else {
-              _group16(
-                t, groups.width, base + group.start, stride, channels, out + produced * channels,
-                group.lane, n)
-            }
+            context.group16(
+              groups.tables + group.table * groups.width * _GroupTables.lanes, groups.width,
+              base + group.start, stride, channels, out + produced * channels, group.lane, n)
             produced += n
             group.advance(n, groups)
           }
@@ -442,6 +443,39 @@ struct _KernelContext {
     group = bank.accumulatesInDouble ? nil : kernel?.group
     groupPair = bank.accumulatesInDouble ? nil : kernel?.groupPair
   }
+
+  /// Sixteen outputs of a group (see ``PolyphaseResampler/DotKernel/group``): the kernel's
+  /// function when it has one, the Swift one otherwise.
+  @inlinable @inline(__always)
+  func group16(
+    _ table: UnsafePointer<Float>, _ width: Int, _ x: UnsafePointer<Float>, _ stride: Int,
+    _ channels: Int, _ out: UnsafeMutablePointer<Float>, _ first: Int, _ count: Int
+  ) {
+    if let group {
+      group(table, width, x, stride, channels, out, first, count)
+    } else {
+      _group16(table, width, x, stride, channels, out, first, count)
+    }
+  }
+
+  /// Two whole groups of a mono plane sharing `table` (see
+  /// ``PolyphaseResampler/DotKernel/groupPair``), by the kernel or in Swift.
+  @inlinable @inline(__always)
+  func group16x2(
+    _ table: UnsafePointer<Float>, _ width: Int, _ a: UnsafePointer<Float>,
+    _ b: UnsafePointer<Float>, _ outA: UnsafeMutablePointer<Float>,
+    _ outB: UnsafeMutablePointer<Float>
+  ) {
+    if let groupPair {
+      groupPair(table, width, a, b, outA, outB)
+    } else {
+      _group16x2(table, width, a, b, outA, outB)
+    }
+  }
+
+  /// Whether ``group16x2(_:_:_:_:_:_:)`` adds exactly as two ``group16(_:_:_:_:_:_:_:_:)`` calls
+  /// would: both Swift, or both the kernel's.
+  @inlinable var pairsMatchSingles: Bool { group == nil || groupPair != nil }
 
   /// The coefficient rows for a phase: the exact row (and `t` 0), or the two rows of the
   /// interpolated table around it and the fraction between them.
@@ -610,17 +644,11 @@ func _pairedMonoGroups(
       let t = groups.tables + table * groups.width * lanes
       let outA = first + i * lanes
       if i < pairs {
-        let (a, b) = (base + start, base + start + advance)
-        let outB = first + (cycle + i) * lanes
-        if let pair = context.groupPair {
-          pair(t, groups.width, a, b, outA, outB)
-        } else {
-          _group16x2(t, groups.width, a, b, outA, outB)
-        }
-      } else if let kernel = context.group {
-        kernel(t, groups.width, base + start, stride, 1, outA, 0, lanes)
+        context.group16x2(
+          t, groups.width, base + start, base + start + advance, outA,
+          first + (cycle + i) * lanes)
       } else {
-        _group16(t, groups.width, base + start, stride, 1, outA, 0, lanes)
+        context.group16(t, groups.width, base + start, stride, 1, outA, 0, lanes)
       }
       next(&start, &table)
     }
