@@ -58,7 +58,8 @@ extension MediaTime: Comparable {
   private static func compare(_ a: MediaTime, _ b: MediaTime) -> Int {
     let l = a.value.multipliedFullWidth(by: Int64(b.timescale))
     let r = b.value.multipliedFullWidth(by: Int64(a.timescale))
-    return l.high != r.high ? (l.high < r.high ? -1 : 1) : (l.low == r.low ? 0 : (l.low < r.low ? -1 : 1))
+    return l.high != r.high
+      ? (l.high < r.high ? -1 : 1) : (l.low == r.low ? 0 : (l.low < r.low ? -1 : 1))
   }
 }
 
