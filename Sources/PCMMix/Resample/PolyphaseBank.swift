@@ -45,7 +45,11 @@ final class _PolyphaseBank: @unchecked Sendable {
   /// Rows per input sample in the interpolated table, at most.
   static let steps = 2048
 
-  init(up l: Int, down m: Int, quality: ResamplerQuality, outputRate: Int) {
+  /// Designs the table for `l : m` (output : input, in lowest terms) at `quality`; `interpolated`
+  /// asks for the interpolated table whatever the ratio, as a resampler whose ratio moves needs.
+  init(
+    up l: Int, down m: Int, quality: ResamplerQuality, outputRate: Int, interpolated: Bool = false
+  ) {
     // Frequencies in cycles per input sample.
     let lower = min(l, m)  // min(inRate, outRate) up to the common factor
     let scale = Double(lower) / Double(m) / 2  // lower Nyquist / input rate
@@ -90,7 +94,7 @@ final class _PolyphaseBank: @unchecked Sendable {
     accumulatesInDouble = quality.attenuation > 140
     // One row per phase when it fits, or when there are few phases anyway (extreme downsampling
     // to a rate like 1 Hz has a single phase and very long rows).
-    if l * taps <= Self.exactLimit || l <= 64 {
+    if !interpolated && (l * taps <= Self.exactLimit || l <= 64) {
       rows = l
       interpolationSteps = 0
     } else {
@@ -121,4 +125,46 @@ final class _PolyphaseBank: @unchecked Sendable {
   }
 
   deinit { coefficients.deallocate() }
+
+  /// The interpolated table for converting `inputRate` into `outputRate` at `quality`, shared by
+  /// every rate pair that designs the same filter: the filter depends on the rates only through
+  /// the lower Nyquist frequency in cycles per input sample (½ for every upsampling ratio) and on
+  /// whether the delay budget asks for minimum phase, so one table serves 8, 16, 24 and 32 kHz
+  /// into 48 kHz, and another 44.1 and 48 kHz. Built outside the cache's lock.
+  static func interpolated(inputRate: Int, outputRate: Int, quality: ResamplerQuality)
+    -> _PolyphaseBank
+  {
+    let g = RateRatio.gcd(inputRate, outputRate)
+    let (l, m) = (outputRate / g, inputRate / g)
+    let scale = Double(min(l, m)) / Double(m) / 2
+    // Same decision as `init`: minimum phase when linear phase would exceed the budget.
+    let width = (quality.stopbandEdge - quality.passbandEdge) * scale
+    let raw = KaiserWindow.length(attenuation: quality.attenuation, transitionWidth: width)
+    let length = max(8, (min(raw, max(maxTaps, 2 * (m / l + 1))) + 7) / 8 * 8)
+    let linearDelay = Double((length / 2 * l + m - 1) / m) / Double(outputRate)
+    let minimum: Bool
+    switch quality.phase {
+    case .linear: minimum = false
+    case .minimum: minimum = true
+    case .linearWithin(let seconds): minimum = linearDelay > seconds
+    }
+    let key = _InterpolatedKey(quality: quality, scale: scale, minimum: minimum)
+    if let bank = interpolatedCache.withLock({ $0[key] }) { return bank }
+    let bank = _PolyphaseBank(
+      up: l, down: m, quality: quality, outputRate: outputRate, interpolated: true)
+    return interpolatedCache.withLock { banks in
+      if let first = banks[key] { return first }
+      banks[key] = bank
+      return bank
+    }
+  }
+
+  private static let interpolatedCache = _Locked<[_InterpolatedKey: _PolyphaseBank]>([:])
+}
+
+/// What an interpolated table depends on (see ``_PolyphaseBank/interpolated(inputRate:outputRate:quality:)``).
+struct _InterpolatedKey: Hashable {
+  var quality: ResamplerQuality
+  var scale: Double
+  var minimum: Bool
 }

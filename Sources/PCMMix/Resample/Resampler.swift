@@ -44,6 +44,12 @@ public protocol Resampler {
   /// history), so a stream can change its channel count without a seam; `nil` when the backend
   /// cannot, and the caller starts a new one. May allocate.
   func remappingChannels(to channels: Int) -> (any Resampler)?
+
+  /// Steers the conversion to `outputRate / inputRate × (1 + adjustment)` output frames per
+  /// input frame from the next output on, so that a source whose clock drifts stays on time.
+  /// Returns whether the backend can (``VariableRatioResampler`` and libsamplerate can; the exact
+  /// rational ``PolyphaseResampler`` cannot, except for an adjustment of 0).
+  mutating func adjustRatio(by adjustment: Double) -> Bool
 }
 
 extension Resampler {
@@ -52,6 +58,9 @@ extension Resampler {
 
   /// By default a backend cannot carry its state to another channel count.
   public func remappingChannels(to channels: Int) -> (any Resampler)? { nil }
+
+  /// By default the ratio is fixed: only an adjustment of 0 is taken.
+  public mutating func adjustRatio(by adjustment: Double) -> Bool { adjustment == 0 }
 }
 
 /// Makes a resampler for a rate pair and channel count; how the pipeline picks a backend.
