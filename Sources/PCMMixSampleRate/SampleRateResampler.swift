@@ -64,7 +64,11 @@ public struct SampleRateResampler: Resampler {
   public let latency: Int
 
   /// outputRate / inputRate, as libsamplerate takes it.
-  let ratio: Double
+  let nominalRatio: Double
+  /// The ratio in force: the nominal one, steered by ``adjustRatio(by:)``.
+  var ratio: Double
+  /// The ratio adjustment in force (see ``adjustRatio(by:)``).
+  public private(set) var ratioAdjustment = 0.0
   /// The C state, copied on write.
   var box: _SampleRateState
   /// Frames of silence per flush call.
@@ -91,7 +95,8 @@ public struct SampleRateResampler: Resampler {
     self.inputRate = inputRate
     self.outputRate = outputRate
     self.channelCount = channelCount
-    ratio = Double(outputRate) / Double(inputRate)
+    nominalRatio = Double(outputRate) / Double(inputRate)
+    ratio = nominalRatio
     box = _SampleRateState(converterType: converter.converterType, channels: channelCount)
     let error = src_set_ratio(box.state, ratio)
     precondition(
@@ -144,7 +149,28 @@ public struct SampleRateResampler: Resampler {
   }
 
   public func maxOutputFrames(forInputFrames frames: Int) -> Int {
-    (frames * outputRate + inputRate - 1) / inputRate + 2
+    let exact = (frames * outputRate + inputRate - 1) / inputRate + 2
+    guard ratioAdjustment > 0 else { return exact }
+    return Int((Double(frames) * ratio).rounded(.up)) + 2
+  }
+
+  /// Steers the ratio to `outputRate / inputRate × (1 + adjustment)` from the next output on
+  /// (clamped to ±1 % and to libsamplerate's range).
+  ///
+  /// libsamplerate's own variable ratio glides from one call's ratio to the next over the
+  /// *output buffer's capacity*, so how fast it follows would depend on the caller's buffer
+  /// size; the new ratio is set outright instead (`src_set_ratio`). Drift correction moves it by
+  /// a few parts per million at a time, far below anything audible as a step.
+  public mutating func adjustRatio(by adjustment: Double) -> Bool {
+    let a = min(max(adjustment, -0.01), 0.01)
+    let steered = min(max(nominalRatio * (1 + a), 1.0 / 256), 256)
+    guard steered != ratio else { return true }
+    makeUnique()
+    ratio = steered
+    ratioAdjustment = ratio / nominalRatio - 1
+    let error = src_set_ratio(box.state, ratio)
+    precondition(error == 0, "libsamplerate src_set_ratio: \(_SampleRateState.message(error))")
+    return true
   }
 
   public mutating func process(
@@ -175,10 +201,13 @@ public struct SampleRateResampler: Resampler {
 
   public mutating func flush(into output: UnsafeMutableBufferPointer<Float>) -> Int {
     let channels = channelCount
+    // Steered, the count follows the ratio in force; otherwise it is exact.
     let target =
       latency
-      + RateRatio.outputFrames(
-        forInputFrames: framesIn, inputRate: inputRate, outputRate: outputRate)
+      + (ratioAdjustment == 0
+        ? RateRatio.outputFrames(
+          forInputFrames: framesIn, inputRate: inputRate, outputRate: outputRate)
+        : Int((Double(framesIn) * ratio).rounded()))
     let room = min(output.count / channels, target - framesOut)
     guard room > 0, let out = output.baseAddress else { return 0 }
     makeUnique()

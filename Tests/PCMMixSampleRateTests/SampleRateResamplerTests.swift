@@ -279,3 +279,41 @@ import Testing
     #expect(SampleRateResampler.factory(.sincBest)(44_100, 48_000, 2) is SampleRateResampler)
   }
 }
+
+/// libsamplerate's variable ratio behind ``Resampler/adjustRatio(by:)``, as drift correction
+/// uses it.
+@Suite struct SampleRateSteeringTests {
+  @Test func aSteeredToneComesOutAtTheSteeredRate() {
+    // +1,000 ppm: 1,000 ppm more output per input, so a 1 kHz input tone plays at 1 kHz / 1.001
+    // at the output rate, and the stream is 1,000 ppm longer.
+    var r = SampleRateResampler(
+      converter: .sincMedium, inputRate: 44_100, outputRate: 48_000, channelCount: 1)
+    let steerable = r.adjustRatio(by: 1e-3)
+    #expect(steerable)
+    let frames = 88_200
+    let x = (0..<frames).map { Float(0.5 * sin(2 * .pi * 1_000 * Double($0) / 44_100)) }
+    var out = [Float](repeating: 0, count: 120_000)
+    var produced = 0
+    x.withUnsafeBufferPointer { x in
+      out.withUnsafeMutableBufferPointer { o in
+        var start = 0
+        while start < frames {
+          let n = min(441, frames - start)
+          let room = UnsafeMutableBufferPointer(rebasing: o[produced...])
+          let r2 = r.process(UnsafeBufferPointer(rebasing: x[start..<(start + n)]), into: room)
+          #expect(r2.consumed == n)
+          produced += r2.produced
+          start += n
+        }
+      }
+    }
+    let expected = Double(frames) * 48_000 / 44_100 * 1.001
+    #expect(abs(Double(produced) - expected) < 60)  // libsamplerate holds back ~50 frames
+    let fit = ToneFit(
+      out, frequency: 1_000 / 48_000 / 1.001, range: 2_000..<(produced - 2_000))
+    #expect(fit.snrDB > 90, "steered tone SNR \(fit.snrDB) dB")
+    // The unsteered frequency does not fit: the steering is real.
+    let unsteered = ToneFit(out, frequency: 1_000 / 48_000, range: 2_000..<(produced - 2_000))
+    #expect(unsteered.snrDB < 40)
+  }
+}
