@@ -18,6 +18,15 @@ public struct SourceChain {
   /// Samples per frame out (1 or 2).
   public let outputChannels: Int
   @usableFromInline let factory: ResamplerFactory
+  /// Whether equal rates are resampled too, so that the ratio can be steered off 1.
+  public let resamplesEqualRates: Bool
+  /// Resamplers made ahead for rates a source may switch to, keyed by input rate, each for
+  /// ``preparedChannels`` channels; a switch to one of them swaps it in without allocating.
+  var prepared: [(rate: Int, resampler: (any Resampler)?)] = []
+  /// Channels the prepared resamplers run on (0 when none are prepared).
+  var preparedChannels = 0
+  /// The steering applied to every resampler this chain makes or swaps in.
+  public private(set) var ratioAdjustment = 0.0
 
   /// The format of the last buffer taken, if any.
   public private(set) var format: PCMFormat?
@@ -42,15 +51,19 @@ public struct SourceChain {
   ///   - outputRate: frames per second out.
   ///   - outputChannels: 1 (stereo averaged) or 2 (mono duplicated).
   ///   - resampler: makes the converter whenever the input rate differs from `outputRate`.
+  ///   - resamplesEqualRates: resample an input at the output rate too (a fractional-delay
+  ///     filter), so that ``adjustRatio(by:)`` can steer it; otherwise it passes untouched.
   public init(
     outputRate: Int = 48_000, outputChannels: Int = 2,
-    resampler: @escaping ResamplerFactory = SourceChain.builtin(.balanced)
+    resampler: @escaping ResamplerFactory = SourceChain.builtin(.balanced),
+    resamplesEqualRates: Bool = false
   ) {
     precondition((1...PCMFormat.maxSampleRate).contains(outputRate))
     precondition((1...2).contains(outputChannels))
     self.outputRate = outputRate
     self.outputChannels = outputChannels
     factory = resampler
+    self.resamplesEqualRates = resamplesEqualRates
   }
 
   /// A factory for the built-in ``PolyphaseResampler`` at `quality`; makes the shared
@@ -67,9 +80,20 @@ public struct SourceChain {
   /// from here and is not counted.
   public var retainedBytes: Int {
     let scratch = (decoded.capacity + mapped.capacity + resampled.capacity) * 4
-    guard let r = resampler as? PolyphaseResampler else { return scratch }
-    return scratch + r.history.capacity * 4 + r.tableBytes
+    return ([resampler] + prepared.map(\.resampler)).reduce(scratch) { bytes, r in
+      switch r {
+      case let r as PolyphaseResampler: bytes + r.history.capacity * 4 + r.tableBytes
+      case let r as VariableRatioResampler: bytes + r.storage.capacity * 4
+      default: bytes
+      }
+    }
   }
+
+  /// The frames of input the chain works through at a time at `rate`: 10 ms.
+  static func blockFrames(_ rate: Int) -> Int { (rate + 99) / 100 }
+
+  /// Whether input at `rate` goes through a resampler.
+  func resamples(_ rate: Int) -> Bool { rate != outputRate || resamplesEqualRates }
 
   /// Probes `description` and runs the buffer through the chain into `sink`.
   ///
@@ -98,6 +122,53 @@ public struct SourceChain {
     let format = try FormatProbe.probe(description)
     if format != self.format { reconfigure(format, into: &sink) }
     lastDescription = description
+  }
+
+  /// Makes resamplers ahead of time for every rate in `rates` (with as many channels as the
+  /// resampler runs for `description`), and scratch storage for the largest, so that a source
+  /// switching among them mid-stream (a mic going from 48 to 16 kHz when AirPods connect) costs
+  /// no allocation and no filter design inside the callback; then configures the chain for
+  /// `description` as ``prepare(for:into:)`` does. The tables are shared where the backend
+  /// shares them (``VariableRatioResampler`` uses one table for every upsampling rate).
+  public mutating func prepare<Sink: FrameSink>(
+    for description: StreamDescription, rates: [Int], into sink: inout Sink
+  ) throws(ProbeError) {
+    let format = try FormatProbe.probe(description)
+    let channels = min(format.channelCount, 2, outputChannels)
+    let wanted = Set(rates.filter { $0 > 0 && $0 <= PCMFormat.maxSampleRate && resamples($0) })
+    if channels != preparedChannels { prepared = [] }
+    preparedChannels = channels
+    for rate in wanted.sorted() where !prepared.contains(where: { $0.rate == rate }) {
+      var r = factory(rate, outputRate, channels)
+      _ = r.adjustRatio(by: ratioAdjustment)
+      prepared.append((rate, r))
+    }
+    // Scratch for the largest block any of them (or the format itself) needs.
+    let rates = Array(wanted) + [format.sampleRate]
+    let block = rates.map(Self.blockFrames).max()!
+    let out = rates.map { rate in
+      prepared.first { $0.rate == rate }?.resampler?.maxOutputFrames(
+        forInputFrames: Self.blockFrames(rate)) ?? Self.blockFrames(rate)
+    }.max()!
+    reserve(block: block, output: out)
+    try prepare(for: description, into: &sink)
+  }
+
+  /// Grows the scratch to hold `block` input frames and `output` output frames (stereo).
+  mutating func reserve(block: Int, output: Int) {
+    if resampled.count < output * 2 { resampled = [Float](repeating: 0, count: output * 2) }
+    if mapped.count < block * 2 { mapped = [Float](repeating: 0, count: block * 2) }
+    if decoded.count < block * 2 { decoded = [Float](repeating: 0, count: block * 2) }
+  }
+
+  /// Steers the resampler (and any made or swapped in later) to `outputRate / inputRate ×
+  /// (1 + adjustment)`; returns whether the backend can (see ``Resampler/adjustRatio(by:)``).
+  /// Input at the output rate passes untouched unless the chain ``resamplesEqualRates``.
+  @discardableResult
+  public mutating func adjustRatio(by adjustment: Double) -> Bool {
+    ratioAdjustment = adjustment
+    guard resampler != nil else { return adjustment == 0 }
+    return resampler!.adjustRatio(by: adjustment)
   }
 
   /// Runs a buffer already described by `format` through the chain into `sink`.
@@ -227,28 +298,56 @@ public struct SourceChain {
       } else {
         finish(into: &sink)
         resampler = factory(new.sampleRate, outputRate, channels)
+        _ = resampler!.adjustRatio(by: ratioAdjustment)
         leadingToDrop = resampler!.latency - resampler!.skipLatency()
         resampleChannels = channels
       }
     }
     if rateChanged {
       finish(into: &sink)
+      stow()
       resampler = nil
       leadingToDrop = 0
       resampleChannels = channels
-      if new.sampleRate != outputRate {
-        var r = factory(new.sampleRate, outputRate, channels)
+      if resamples(new.sampleRate) {
+        var r = takePrepared(new.sampleRate, channels) ?? factory(new.sampleRate, outputRate, channels)
+        _ = r.adjustRatio(by: ratioAdjustment)
         leadingToDrop = r.latency - r.skipLatency()
         resampler = r
       }
-      let block = (new.sampleRate + 99) / 100
+      let block = Self.blockFrames(new.sampleRate)
       blockFrames = block
       let out = resampler?.maxOutputFrames(forInputFrames: block) ?? block
-      resampled = [Float](repeating: 0, count: out * 2)
-      mapped = [Float](repeating: 0, count: block * 2)
-      decoded = [Float](repeating: 0, count: block * 2)
+      if preparedChannels > 0 {
+        // Prepared: keep the scratch (sized for every prepared rate) unless this one needs more.
+        reserve(block: block, output: out)
+      } else {
+        resampled = [Float](repeating: 0, count: out * 2)
+        mapped = [Float](repeating: 0, count: block * 2)
+        decoded = [Float](repeating: 0, count: block * 2)
+      }
     }
     format = new
+  }
+
+  /// The prepared resampler for `rate`, moved out of its slot (so that using it copies nothing),
+  /// reset; `nil` when none was prepared for this rate and channel count.
+  mutating func takePrepared(_ rate: Int, _ channels: Int) -> (any Resampler)? {
+    guard channels == preparedChannels,
+      let i = prepared.firstIndex(where: { $0.rate == rate && $0.resampler != nil })
+    else { return nil }
+    var r: (any Resampler)? = nil
+    swap(&r, &prepared[i].resampler)
+    r!.reset()
+    return r
+  }
+
+  /// Puts the current resampler back in its prepared slot, if it came from one.
+  mutating func stow() {
+    guard let rate = format?.sampleRate, resampleChannels == preparedChannels,
+      let i = prepared.firstIndex(where: { $0.rate == rate && $0.resampler == nil })
+    else { return }
+    swap(&resampler, &prepared[i].resampler)
   }
 }
 

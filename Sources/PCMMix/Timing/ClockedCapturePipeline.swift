@@ -1,0 +1,352 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// App and mic capture in, one steady stream out: each source's audio is placed on one host
+/// timeline by its timestamps (or by arrival when it has none), its clock drift is corrected by
+/// steering its resampler, and the output is pulled in fixed intervals of that timeline, a
+/// latency behind the newest audio.
+///
+/// ```
+/// host time ─────────────────────────────────────────────────────────────────────▶
+/// app     ▕██████████████████████▏                ▕████████████████  (paused 5 s, back)
+/// mic                 ▕███████████████████████████████████████████  (started late)
+/// output  ▕▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▒▏◀─ latency ─▶│ newest audio
+///          each pull takes the next interval; a source with nothing there is silence
+/// ```
+/// A buffer stamped `t` lands at `t`: a mic that starts 3 s late lands at 3 s, an app that
+/// pauses and resumes lands at its resume time, never shifted against the other. Unstamped
+/// buffers go on after their predecessor; an unstamped source that ran dry starts again at its
+/// arrival. The pipeline is single-threaded (a value type); ``RealtimeCapturePipeline`` puts it
+/// behind lock-free hand-offs for capture callbacks on their own threads.
+///
+/// ```swift
+/// var pipeline = try ClockedCapturePipeline(app: appFormat, mic: micFormat)
+/// try pipeline.append(.app, appBytes, description: appFormat, time: appTime)
+/// try pipeline.append(.mic, micBytes, description: micFormat, time: micTime)
+/// let status = pipeline.pull(into: tenMilliseconds)  // always fills the whole buffer
+/// ```
+/// Storage is allocated at creation (the resamplers for ``Configuration/preparedRates``, the
+/// timelines, the scratch); appending and pulling allocate nothing after that, unless a source
+/// switches to a rate that was not prepared.
+public struct ClockedCapturePipeline {
+  /// The sources.
+  public typealias Side = DualBufferMixer.Side
+
+  /// How far behind the newest audio the output plays.
+  public enum Latency: Equatable, Sendable {
+    /// Exactly this many seconds; audio that arrives later than that is dropped (counted).
+    case fixed(seconds: Double)
+    /// Chosen from how the sources deliver, within these bounds: at start, one of the longest
+    /// buffers seen, one pull and 20 ms (so a capture of 1,024-frame buffers at 44.1 kHz plays
+    /// about 53 ms behind, and one that delivers 512 ms bursts about 540 ms); raised when audio
+    /// still arrives late (the output holds, silent, for the difference), never lowered.
+    case adaptive(minimum: Double, maximum: Double)
+  }
+
+  /// What steers the resamplers' ratios.
+  public enum DriftCorrection: Equatable, Sendable {
+    /// Nothing: each source converts at its nominal rate (stamps still place its audio).
+    case off
+    /// Each stamped source's rate is estimated from its stamps against the host clock.
+    case timestamps
+    /// Stamped sources as above; an unstamped one is steered to keep its fill level steady
+    /// against the pull clock.
+    case timestampsAndFillLevel
+  }
+
+  /// Output rate, latency, drift correction, mixing.
+  public struct Configuration: Sendable {
+    /// Frames per second out (default 48,000).
+    public var outputRate = 48_000
+    /// The resampler backend; it must be steerable for drift correction
+    /// (``VariableRatioResampler`` by default, or libsamplerate).
+    public var resampler: ResamplerFactory
+    /// How samples are combined.
+    public var policy: MixPolicy = .average
+    /// App gain in dB.
+    public var appGainDB = 0.0
+    /// Mic gain in dB.
+    public var micGainDB = 0.0
+    /// How far behind the newest audio the output plays (default adaptive, 40 ms … 1 s).
+    public var latency = Latency.adaptive(minimum: 0.040, maximum: 1.0)
+    /// Host time of timeline frame 0; `nil`: the first stamp seen.
+    public var origin: MediaTime?
+    /// What steers the resamplers (default: the timestamps).
+    public var driftCorrection = DriftCorrection.timestamps
+    /// How far (seconds) a stamp may be from where the audio goes on before it counts as a gap
+    /// or an overlap, on top of one unit of the stamp's timescale (default 1 ms).
+    public var gapTolerance = 0.001
+    /// The furthest back (seconds) a stamp is taken as an overlap; beyond, it cannot be right.
+    public var maxOverlap = 0.25
+    /// The drift loop's time constant in seconds (default 2).
+    public var driftTimeConstant = 2.0
+    /// The largest ratio correction (default ±0.2 %, 2,000 ppm).
+    public var maxRatioAdjustment = 0.002
+    /// How long (seconds) the output waits, once one source has delivered, for the other's
+    /// first audio before it starts without it (default 0.75).
+    public var startupWait = 0.75
+    /// Input rates a source may switch to, whose resamplers are made at creation (default the
+    /// common capture rates 8, 16, 24, 32, 44.1 and 48 kHz).
+    public var preparedRates = [8_000, 16_000, 24_000, 32_000, 44_100, 48_000]
+    /// Input rates a source may declare (default 1 kHz … 768 kHz).
+    public var inputRates: ClosedRange<Int> = 1_000...PCMFormat.maxSampleRate
+    /// The most frames one pull is worked through at a time (larger pulls take several steps).
+    public var pullBlockFrames = 4_800
+
+    /// Creates a configuration; `resampler` defaults to the steerable built-in one at
+    /// `balanced`.
+    public init(resampler: ResamplerFactory? = nil) {
+      self.resampler = resampler ?? VariableRatioResampler.factory(.balanced)
+    }
+  }
+
+  /// What one pull gave.
+  public struct PullStatus: Equatable, Sendable {
+    /// Before the clock starts and while it holds, the output is silence off the timeline.
+    public enum Phase: Equatable, Sendable { case starting, holding, running }
+    public var phase: Phase
+    /// Timeline frame of the first frame given, while running.
+    public var position: Int?
+    /// Frames of the pull in which the app had nothing to give.
+    public var appSilentFrames: Int
+    /// Frames of the pull in which the mic had nothing to give.
+    public var micSilentFrames: Int
+    /// Whether both sources filled the whole pull.
+    public var isFull: Bool { phase == .running && appSilentFrames == 0 && micSilentFrames == 0 }
+  }
+
+  public let configuration: Configuration
+  var app: _TimedSource
+  var mic: _TimedSource
+  var clock: _OutputClock
+  /// Seconds of the origin, once known.
+  var originSeconds: Double?
+  var scratchA: [Float]
+  var scratchB: [Float]
+
+  /// Creates a pipeline and prepares it for the formats the capture will deliver (either may be
+  /// `nil`): every prepared rate's resampler is made now, so no callback builds a filter.
+  ///
+  /// - Throws: ``ProbeError`` for a description that is not readable PCM or declares a rate
+  ///   outside ``Configuration/inputRates``.
+  public init(
+    _ configuration: Configuration = Configuration(), app appFormat: StreamDescription? = nil,
+    mic micFormat: StreamDescription? = nil
+  ) throws(ProbeError) {
+    self.configuration = configuration
+    let c = configuration
+    let maxLatency: Double
+    switch c.latency {
+    case .fixed(let s): maxLatency = s
+    case .adaptive(_, let most): maxLatency = most
+    }
+    // The timeline holds the latency and one more burst-sized delivery on top.
+    let capacity = Int((maxLatency + 0.6) * Double(c.outputRate))
+    app = try _TimedSource(c, format: appFormat, capacity: capacity, gainDB: c.appGainDB)
+    mic = try _TimedSource(c, format: micFormat, capacity: capacity, gainDB: c.micGainDB)
+    clock = _OutputClock(c)
+    originSeconds = c.origin?.seconds
+    scratchA = [Float](repeating: 0, count: c.pullBlockFrames * 2)
+    scratchB = [Float](repeating: 0, count: c.pullBlockFrames * 2)
+  }
+
+  /// Takes one buffer of `side`'s audio, stamped with the host time of its first frame (or
+  /// `nil`: placed after the previous buffer, or at its arrival).
+  ///
+  /// - Throws: ``ProbeError`` when the description is not readable PCM, declares a rate outside
+  ///   ``Configuration/inputRates``, or the bytes are not a whole number of frames; the buffer
+  ///   is then not used and the stream continues.
+  /// - Complexity: O(frames in the buffer).
+  public mutating func append(
+    _ side: Side, _ bytes: UnsafeRawBufferPointer, description: StreamDescription,
+    time: MediaTime? = nil
+  ) throws(ProbeError) {
+    let rate = description.sampleRate
+    let rates = configuration.inputRates
+    guard rate >= Double(rates.lowerBound), rate <= Double(rates.upperBound) else {
+      throw .invalidSampleRate(rate)
+    }
+    if let time, time.isValid, originSeconds == nil { originSeconds = time.seconds }
+    let stamp = time.flatMap { t in t.isValid ? t : nil }
+    let position = stamp.map { ($0.seconds - originSeconds!) * Double(configuration.outputRate) }
+    let arrival = arrivalPosition(for: side)
+    let runDry = clock.isRunning ? source(side).fifo.nextPosition <= clock.position : false
+    try withSource(side) { (s) throws(ProbeError) in
+      try s.take(
+        bytes, description: description, stamp: stamp, position: position, arrival: arrival,
+        runDry: runDry)
+    }
+  }
+
+  /// Ends `side`'s stream: the resampler's tail (its last ~1 ms) is placed after the last
+  /// buffer. A later buffer starts the source again.
+  public mutating func finish(_ side: Side) {
+    withSource(side) { $0.finish() }
+  }
+
+  /// Sets a source's gain in dB, from the next pull on.
+  public mutating func setGain(_ side: Side, dB: Double) {
+    withSource(side) { $0.gain = dB == 0 ? 1 : Float(pow(10, dB / 20)) }
+  }
+
+  /// Enables or disables a source; a disabled source's audio is dropped (counted) and the other
+  /// plays alone at its own gain.
+  public mutating func setEnabled(_ side: Side, _ enabled: Bool) {
+    withSource(side) { $0.isEnabled = enabled }
+  }
+
+  /// Fills all of `output` (interleaved stereo int16) with the next interval of the timeline.
+  ///
+  /// - Complexity: O(frames); no allocation.
+  public mutating func pull(into output: UnsafeMutableBufferPointer<Int16>) -> PullStatus {
+    pull(frames: output.count / 2) { offset, block, n in
+      let dst = output.baseAddress! + offset * 2
+      for i in 0..<(n * 2) { dst[i] = Encoder.int16(block[i]) }
+    }
+  }
+
+  /// Fills all of `output` (interleaved stereo Float32) with the next interval of the timeline.
+  ///
+  /// - Complexity: O(frames); no allocation.
+  public mutating func pull(into output: UnsafeMutableBufferPointer<Float>) -> PullStatus {
+    pull(frames: output.count / 2) { offset, block, n in
+      (output.baseAddress! + offset * 2).update(from: block, count: n * 2)
+    }
+  }
+
+  /// Counters of a source.
+  public func statistics(_ side: Side) -> CaptureSourceStatistics {
+    source(side).statistics
+  }
+
+  /// Counters of the output clock.
+  public var clockStatistics: CaptureClockStatistics { clock.statistics }
+
+  /// Bytes of storage held: the timelines, the resamplers' history, scratch.
+  public var retainedBytes: Int {
+    app.retainedBytes + mic.retainedBytes + (scratchA.capacity + scratchB.capacity) * 4
+  }
+
+  // MARK: - Internals
+
+  func source(_ side: Side) -> _TimedSource { side == .app ? app : mic }
+
+  mutating func withSource<R, E: Error>(_ side: Side, _ body: (inout _TimedSource) throws(E) -> R)
+    throws(E) -> R
+  {
+    side == .app ? try body(&app) : try body(&mic)
+  }
+
+  /// Where an unstamped buffer arriving now would begin, before its length is known: the newest
+  /// moment the pipeline knows of (a latency ahead of the output, or the other source's newest
+  /// audio before the clock runs).
+  func arrivalPosition(for side: Side) -> Double {
+    if clock.isRunning { return Double(clock.position + clock.latency) }
+    let other = source(side == .app ? .mic : .app)
+    return other.hasStarted ? Double(other.fifo.nextPosition) : 0
+  }
+
+  /// One pull of `frames` frames, handed to `emit` in blocks of mixed interleaved Float32.
+  mutating func pull(
+    frames: Int, _ emit: (_ offset: Int, _ block: UnsafePointer<Float>, _ frames: Int) -> Void
+  ) -> PullStatus {
+    clock.statistics.pulls += 1
+    clock.statistics.framesPulled += frames
+    if !clock.isRunning && clock.tryStart(app: app, mic: mic, frames: frames) {
+      // What lies before the start is not late, only older than the output.
+      app.dropBefore(clock.position)
+      mic.dropBefore(clock.position)
+    }
+    guard clock.isRunning, clock.hold == 0 else {
+      let phase: PullStatus.Phase = clock.isRunning ? .holding : .starting
+      if clock.isRunning {
+        clock.hold = max(0, clock.hold - frames)
+        clock.statistics.holdingFrames += frames
+      } else {
+        clock.statistics.startingFrames += frames
+      }
+      emitSilence(frames, emit)
+      return PullStatus(
+        phase: phase, position: nil, appSilentFrames: frames, micSilentFrames: frames)
+    }
+    let start = clock.position
+    var silent = (app: 0, mic: 0)
+    var late = (app: 0, mic: 0)
+    var done = 0
+    let solo = !(app.isEnabled && mic.isEnabled)
+    let (ga, gb) = (app.gain, mic.gain)
+    let policy = configuration.policy
+    var a = scratchA
+    var b = scratchB
+    (scratchA, scratchB) = ([], [])
+    a.withUnsafeMutableBufferPointer { pa in
+      b.withUnsafeMutableBufferPointer { pb in
+        while done < frames {
+          let n = min(frames - done, pa.count / 2)
+          let k = start + done
+          let ra = app.extract(k, n, into: pa.baseAddress!)
+          let rb = mic.extract(k, n, into: pb.baseAddress!)
+          silent.app += ra.silent
+          silent.mic += rb.silent
+          late.app = max(late.app, ra.lateness)
+          late.mic = max(late.mic, rb.lateness)
+          _mixBlock(pa.baseAddress!, pb.baseAddress!, n * 2, ga, gb, policy: policy, solo: solo)
+          emit(done, pa.baseAddress!, n)
+          done += n
+        }
+      }
+    }
+    (scratchA, scratchB) = (a, b)
+    clock.position += frames
+    clock.afterPull(lateness: max(late.app, late.mic), frames: frames)
+    // A consumer that fell behind every stamped source skips ahead; an unstamped source that
+    // got ahead of the latency is brought back to it (or steered, by its fill level).
+    let skip = clock.skipAhead(app: app, mic: mic, frames: frames)
+    if skip > 0 {
+      app.dropBefore(clock.position)
+      mic.dropBefore(clock.position)
+    }
+    app.keepFill(clock: clock, frames: frames, configuration: configuration)
+    mic.keepFill(clock: clock, frames: frames, configuration: configuration)
+    return PullStatus(
+      phase: .running, position: start, appSilentFrames: silent.app, micSilentFrames: silent.mic)
+  }
+
+  /// Gives `frames` frames of silence in blocks.
+  mutating func emitSilence(
+    _ frames: Int, _ emit: (_ offset: Int, _ block: UnsafePointer<Float>, _ frames: Int) -> Void
+  ) {
+    var a = scratchA
+    scratchA = []
+    a.withUnsafeMutableBufferPointer { pa in
+      var done = 0
+      while done < frames {
+        let n = min(frames - done, pa.count / 2)
+        pa.baseAddress!.update(repeating: 0, count: n * 2)
+        emit(done, pa.baseAddress!, n)
+        done += n
+      }
+    }
+    scratchA = a
+  }
+}
+
+/// Mixes `count` samples of `b` into `a` by `policy`, at gains `ga` and `gb`: the
+/// ``DualBufferMixer``'s arithmetic (`average` halves the sum unless a source plays alone).
+@inline(__always)
+func _mixBlock(
+  _ a: UnsafeMutablePointer<Float>, _ b: UnsafePointer<Float>, _ count: Int, _ ga: Float,
+  _ gb: Float, policy: MixPolicy, solo: Bool
+) {
+  let saturate = policy == .saturate
+  let half: Float = saturate || solo ? 1 : 0.5
+  for i in 0..<count { a[i] = (a[i] * ga + b[i] * gb) * half }
+  if saturate {
+    for i in 0..<count { a[i] = min(max(a[i], -1), 1) }
+  }
+}

@@ -1,0 +1,220 @@
+/// Where one source's buffers land on the timeline, and how fast its clock really runs.
+///
+/// The timeline counts output frames from the pipeline's origin: a buffer stamped `t` seconds
+/// after the origin belongs at `P = t × outputRate`. The clock keeps `E`, where the next input
+/// frame would land if the source went on without a break (each buffer moves it by its frames ×
+/// the resampler's ratio), and compares each stamp with it:
+///
+/// ```
+///            E (expected)          P (stamped)
+/// timeline ──┼────────────────────────┼────────▶
+///            │◀── e = P − E ─────────▶│
+///  |e| ≤ tolerance   contiguous: e steers the resampler's ratio (the drift loop)
+///  e  > tolerance    a gap (pause, lost buffer): the source restarts at P, silence between
+///  e  < −tolerance   an overlap (time went back a little, a resent buffer): the part already
+///                    placed is trimmed; further back than `maxOverlap`, the stamp cannot be
+///                    right: the buffer goes on by arrival, and three such stamps that agree
+///                    with each other move the source to them (a resync)
+/// ```
+/// The drift loop is a proportional-integral controller on `e` (critically damped, time
+/// constant ``Configuration/timeConstant``): the integral settles on the ratio correction the
+/// source's clock needs (`−driftPPM`), the proportional part pulls the position back onto the
+/// stamps. Unstamped buffers are placed by arrival by the pipeline and do not move the loop.
+struct _SourceClock {
+  struct Configuration {
+    /// Output frames per second: the timeline's unit.
+    var outputRate: Double
+    /// How far (seconds) a stamp may be from where the audio goes on before it is a gap or an
+    /// overlap (on top of one unit of the stamp's timescale, which quantizes it).
+    var tolerance: Double
+    /// The furthest back (seconds) a stamp is taken as an overlap; further is a bad stamp.
+    var maxOverlap: Double
+    /// Whether stamps steer the resampler's ratio.
+    var steers: Bool
+    /// The drift loop's time constant in seconds.
+    var timeConstant: Double
+    /// The largest ratio correction the loop applies.
+    var maxAdjustment: Double
+  }
+
+  /// What to do with a buffer.
+  enum Placement: Equatable {
+    /// Append after what came before (contiguous, or placed by arrival).
+    case contiguous
+    /// The source starts, or restarts after a gap or a resync, at this timeline position: end
+    /// the previous run (flush the resampler) and jump.
+    case jump(to: Int)
+    /// Drop this many leading frames of the buffer (they overlap what was placed), append the rest.
+    case trim(Int)
+    /// Drop the whole buffer (a resent copy, or entirely in the past).
+    case drop
+  }
+
+  let configuration: Configuration
+  /// Where the next input frame lands (output frames), once the source has started.
+  private(set) var expected: Double?
+  /// Whether the source has ever delivered a stamp.
+  private(set) var isStamped = false
+  /// The ratio correction in force: the resampler runs at nominal × (1 + adjustment).
+  private(set) var adjustment = 0.0
+  /// The drift loop's integral: the correction the source's clock needs.
+  private(set) var integral = 0.0
+  /// The last stamp and a fingerprint of its buffer, to tell a resent buffer from a run of
+  /// buffers that all carry one stamp.
+  private var lastStamp: MediaTime?
+  private var lastFingerprint: _Fingerprint?
+  /// Consecutive stamps that could not be right, and the offset they agree on.
+  private var badRun = 0
+  private var badOffset = 0.0
+  /// What happened so far.
+  var counters = _SourceClockCounters()
+
+  init(_ configuration: Configuration) {
+    self.configuration = configuration
+  }
+
+  /// The source's clock error against the host clock, in parts per million (positive: it
+  /// delivers more frames per host second than its nominal rate), as the loop estimates it.
+  var driftPPM: Double { isStamped ? -integral * 1e6 : 0 }
+
+  /// Decides where a stamped buffer of `frames` frames at `rate` goes. `position` is its stamp
+  /// on the timeline (output frames after the origin).
+  mutating func place(
+    stamp: MediaTime, position: Double, frames: Int, rate: Int, fingerprint: _Fingerprint
+  ) -> Placement {
+    let c = configuration
+    counters.buffers += 1
+    counters.framesIn += frames
+    defer {
+      lastStamp = stamp
+      lastFingerprint = fingerprint
+    }
+    isStamped = true
+    guard let e0 = expected else { return start(at: position) }
+    if stamp == lastStamp {
+      // The same stamp again: a resent buffer (same bytes) is dropped; a run of different
+      // buffers under one stamp (some devices deliver half a second so) goes on by arrival.
+      if fingerprint == lastFingerprint {
+        counters.duplicates += 1
+        counters.framesTrimmed += frames
+        return .drop
+      }
+      counters.arrivalPlaced += 1
+      return .contiguous
+    }
+    let e = position - e0
+    let tolerance = (c.tolerance + 1 / Double(stamp.timescale)) * c.outputRate
+    if abs(e) <= tolerance {
+      badRun = 0
+      steer(error: e, interval: Double(frames) / Double(rate), timeConstant: c.timeConstant)
+      counters.lastError = e / c.outputRate
+      return .contiguous
+    }
+    if e > tolerance {
+      badRun = 0
+      counters.gaps += 1
+      counters.gapFrames += Int(e.rounded())
+      return start(at: position)
+    }
+    if -e <= c.maxOverlap * c.outputRate {
+      badRun = 0
+      let perFrame = c.outputRate / Double(rate) * (1 + adjustment)
+      let k = Int((-e / perFrame).rounded())
+      counters.overlaps += 1
+      counters.framesTrimmed += min(k, frames)
+      return k >= frames ? .drop : (k > 0 ? .trim(k) : .contiguous)
+    }
+    // Further back than any overlap: this stamp cannot be right. Place the buffer by arrival,
+    // unless three in a row agree with each other: then the source really moved.
+    if badRun > 0 && abs(e - badOffset) <= tolerance {
+      badRun += 1
+    } else {
+      (badRun, badOffset) = (1, e)
+    }
+    if badRun >= 3 {
+      badRun = 0
+      counters.resyncs += 1
+      return start(at: position)
+    }
+    counters.arrivalPlaced += 1
+    return .contiguous
+  }
+
+  /// Decides where an unstamped buffer goes: by arrival, after what came before; or, when the
+  /// source has not started or has run dry (nothing of it is left for the output to play),
+  /// at `arrival`, the timeline position the pipeline estimates for its first frame.
+  mutating func placeByArrival(frames: Int, arrival: Double, runDry: Bool) -> Placement {
+    counters.buffers += 1
+    counters.framesIn += frames
+    guard expected != nil else { return start(at: arrival) }
+    if isStamped {
+      counters.arrivalPlaced += 1
+      return .contiguous
+    }
+    if runDry && arrival > expected! {
+      counters.restarts += 1
+      return start(at: arrival)
+    }
+    return .contiguous
+  }
+
+  /// Moves `expected` past `frames` input frames at `rate` (after they are processed).
+  mutating func advance(frames: Int, rate: Int) {
+    guard expected != nil else { return }
+    expected! += Double(frames) * configuration.outputRate / Double(rate) * (1 + adjustment)
+  }
+
+  /// Moves the source's place on the timeline by `delta` frames (arrival placement re-based).
+  mutating func shift(by delta: Int) {
+    if expected != nil { expected! += Double(delta) }
+  }
+
+  /// One step of the drift loop: `error` output frames (stamp − expected) measured over the
+  /// last `interval` seconds. A proportional-integral controller, critically damped with time
+  /// constant `timeConstant`: Kp = 2/τ, Ki = 1/τ².
+  mutating func steer(error: Double, interval: Double, timeConstant: Double) {
+    guard configuration.steers else { return }
+    let c = configuration
+    let seconds = error / c.outputRate
+    let limit = c.maxAdjustment
+    integral = min(max(integral + seconds * interval / (timeConstant * timeConstant), -limit), limit)
+    adjustment = min(max(integral + 2 * seconds / timeConstant, -limit), limit)
+  }
+
+  private mutating func start(at position: Double) -> Placement {
+    let p = position.rounded()
+    expected = p
+    return .jump(to: Int(p))
+  }
+}
+
+/// What a source's clock has done with its buffers.
+struct _SourceClockCounters: Equatable {
+  var buffers = 0
+  var framesIn = 0
+  var framesTrimmed = 0
+  var duplicates = 0
+  var overlaps = 0
+  var gaps = 0
+  var gapFrames = 0
+  var arrivalPlaced = 0
+  var resyncs = 0
+  var restarts = 0
+  var lastError = 0.0
+}
+
+/// A cheap identity of a buffer: its length and a hash of its first and last bytes, enough to
+/// tell a resent buffer from the next one (real audio differs there).
+struct _Fingerprint: Equatable {
+  var count: Int
+  var hash: UInt64
+
+  init(_ bytes: UnsafeRawBufferPointer) {
+    count = bytes.count
+    var h: UInt64 = 0xcbf2_9ce4_8422_2325
+    let edge = min(32, bytes.count)
+    for i in 0..<edge { h = (h ^ UInt64(bytes[i])) &* 0x100_0000_01b3 }
+    for i in (bytes.count - edge)..<bytes.count { h = (h ^ UInt64(bytes[i])) &* 0x100_0000_01b3 }
+    hash = h
+  }
+}

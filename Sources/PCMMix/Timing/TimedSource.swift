@@ -1,0 +1,227 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// One source of a ``ClockedCapturePipeline``: its chain (probe, decode, resample), its clock
+/// (where buffers land, how fast it runs) and its timeline of frames waiting to be pulled.
+struct _TimedSource {
+  var chain: SourceChain
+  var clock: _SourceClock
+  var fifo: _TimelineFIFO
+  let outputRate: Int
+  var gain: Float
+  var isEnabled = true
+  /// The probe's last answer, to skip probing an unchanged description.
+  var lastDescription: StreamDescription?
+  var lastFormat: PCMFormat?
+  /// The longest buffer seen, in output frames: a source delivers its first frame this late.
+  var largestBuffer = 0
+  /// Timeline counters (see ``CaptureSourceStatistics``).
+  var framesEmitted = 0
+  var framesDropped = 0
+  var framesLate = 0
+  var framesSilent = 0
+  /// Fill-level steering of an unstamped source: fill summed over the current second.
+  var fillSum = 0.0
+  var fillFrames = 0
+
+  init(
+    _ c: ClockedCapturePipeline.Configuration, format: StreamDescription?, capacity: Int,
+    gainDB: Double
+  ) throws(ProbeError) {
+    outputRate = c.outputRate
+    chain = SourceChain(
+      outputRate: c.outputRate, outputChannels: 2, resampler: c.resampler,
+      resamplesEqualRates: c.driftCorrection != .off)
+    clock = _SourceClock(
+      .init(
+        outputRate: Double(c.outputRate), tolerance: c.gapTolerance, maxOverlap: c.maxOverlap,
+        steers: c.driftCorrection != .off, timeConstant: c.driftTimeConstant,
+        maxAdjustment: c.maxRatioAdjustment))
+    fifo = _TimelineFIFO(capacity: capacity, channelCount: 2)
+    gain = gainDB == 0 ? 1 : Float(pow(10, gainDB / 20))
+    if let format {
+      let rate = format.sampleRate
+      guard rate >= Double(c.inputRates.lowerBound), rate <= Double(c.inputRates.upperBound)
+      else { throw .invalidSampleRate(rate) }
+      try chain.prepare(for: format, rates: c.preparedRates, into: &fifo)
+      lastDescription = format
+      lastFormat = chain.format
+    }
+  }
+
+  /// Whether the source has delivered audio.
+  var hasStarted: Bool { clock.expected != nil }
+
+  /// Places and processes one buffer (see ``ClockedCapturePipeline/append``): `position` is its
+  /// stamp on the timeline, `arrival` where the pipeline estimates "now" to be.
+  mutating func take(
+    _ bytes: UnsafeRawBufferPointer, description: StreamDescription, stamp: MediaTime?,
+    position: Double?, arrival: Double, runDry: Bool
+  ) throws(ProbeError) {
+    let format: PCMFormat
+    if let known = lastFormat, description == lastDescription {
+      format = known
+    } else {
+      format = try FormatProbe.probe(description)
+      (lastDescription, lastFormat) = (description, format)
+    }
+    let bytesPerFrame = format.bytesPerFrame
+    guard bytes.count % bytesPerFrame == 0 else {
+      throw .partialFrame(byteCount: bytes.count, bytesPerFrame: bytesPerFrame)
+    }
+    let frames = bytes.count / bytesPerFrame
+    guard frames > 0 else { return }
+    let rate = format.sampleRate
+    let span = Double(frames) * Double(outputRate) / Double(rate)
+    largestBuffer = max(largestBuffer, Int(span.rounded(.up)))
+    let placement: _SourceClock.Placement
+    if let stamp, let position {
+      placement = clock.place(
+        stamp: stamp, position: position, frames: frames, rate: rate,
+        fingerprint: _Fingerprint(bytes))
+    } else {
+      placement = clock.placeByArrival(frames: frames, arrival: arrival - span, runDry: runDry)
+    }
+    var skip = 0
+    switch placement {
+    case .contiguous: break
+    case .jump(let p):
+      // The run before ends here: its resampler tail goes after it, the new run starts at p.
+      chain.finish(into: &fifo)
+      fifo.jump(to: p)
+    case .trim(let k): skip = k
+    case .drop: return
+    }
+    chain.adjustRatio(by: clock.adjustment)
+    let rest = UnsafeRawBufferPointer(rebasing: bytes[(skip * bytesPerFrame)...])
+    try chain.process(rest, format: format, into: &fifo)
+    clock.advance(frames: frames - skip, rate: rate)
+  }
+
+  /// Ends the stream: the resampler's tail goes after the last buffer.
+  mutating func finish() {
+    chain.finish(into: &fifo)
+  }
+
+  /// Copies this source's audio for timeline frames `k ..< k + n` into `dst` (interleaved
+  /// stereo, silence where it has none), dropping what is before `k` as late. Returns the frames
+  /// of silence and how late (frames) the oldest late audio was.
+  mutating func extract(_ k: Int, _ n: Int, into dst: UnsafeMutablePointer<Float>)
+    -> (silent: Int, lateness: Int)
+  {
+    dst.update(repeating: 0, count: n * 2)
+    guard isEnabled else {
+      framesDropped += fifo.count
+      fifo.removeAll()
+      framesSilent += n
+      return (n, 0)
+    }
+    var taken = 0
+    var lateness = 0
+    while let (h, run) = fifo.head {
+      if h < k {
+        // Arrived after its place was pulled.
+        let m = min(run, k - h)
+        lateness = max(lateness, k - h)
+        fifo.discard(m)
+        framesLate += m
+        framesDropped += m
+        continue
+      }
+      if h >= k + n {
+        // In the future; but a segment that a later one starts before is a stamp that jumped
+        // ahead and came back (see `_SourceClock`): it is dropped.
+        if let next = fifo.nextSegmentPosition, next <= h {
+          fifo.discard(run)
+          framesDropped += run
+          continue
+        }
+        break
+      }
+      let m = min(run, k + n - h)
+      fifo.peek(m, into: dst + (h - k) * 2)
+      fifo.discard(m)
+      taken += m
+      framesEmitted += m
+      if h + m == k + n { break }
+    }
+    framesSilent += n - taken
+    return (n - taken, lateness)
+  }
+
+  /// Drops (counted) every frame placed before timeline frame `p`.
+  mutating func dropBefore(_ p: Int) {
+    while let (h, run) = fifo.head, h < p {
+      let m = min(run, p - h)
+      fifo.discard(m)
+      framesDropped += m
+    }
+  }
+
+  /// For an unstamped source: brings its fill back to the latency when it got further ahead (a
+  /// consumer that stalled, a source clock faster than the pull's), re-basing what is left; with
+  /// fill-level drift correction, steers its ratio once a second to keep the mean fill steady.
+  mutating func keepFill(
+    clock output: _OutputClock, frames: Int, configuration c: ClockedCapturePipeline.Configuration
+  ) {
+    guard isEnabled, hasStarted, !clock.isStamped, output.isRunning else { return }
+    let fill = fifo.nextPosition - output.position
+    let slack = max(largestBuffer, frames) + c.outputRate / 20
+    if fill > output.latency + slack {
+      let excess = min(fill - output.latency, fifo.count)
+      fifo.discard(excess)
+      framesDropped += excess
+      fifo.shift(by: -excess)
+      clock.shift(by: -excess)
+    }
+    guard c.driftCorrection == .timestampsAndFillLevel else { return }
+    fillSum += Double(fill) * Double(frames)
+    fillFrames += frames
+    if fillFrames >= c.outputRate {
+      // The mean fill of an arrival-placed source sits half its buffer below the latency.
+      let target = Double(output.latency) - Double(largestBuffer) / 2
+      let mean = fillSum / Double(fillFrames)
+      clock.steer(
+        error: target - mean, interval: Double(fillFrames) / Double(c.outputRate),
+        timeConstant: 10 * c.driftTimeConstant)
+      (fillSum, fillFrames) = (0, 0)
+    }
+  }
+
+  /// The counters as the public type.
+  var statistics: CaptureSourceStatistics {
+    var s = CaptureSourceStatistics()
+    let c = clock.counters
+    s.buffers = c.buffers
+    s.inputFrames = c.framesIn
+    s.inputFramesTrimmed = c.framesTrimmed
+    s.duplicateBuffers = c.duplicates
+    s.gaps = c.gaps
+    s.gapFrames = c.gapFrames
+    s.arrivalPlacedBuffers = c.arrivalPlaced
+    s.resyncs = c.resyncs
+    s.restarts = c.restarts
+    s.framesIn = fifo.appended
+    s.framesEmitted = framesEmitted
+    s.framesDropped = framesDropped + fifo.overflowDropped
+    s.framesLate = framesLate
+    s.framesBuffered = fifo.count
+    s.framesSilent = framesSilent
+    s.isStamped = clock.isStamped
+    s.driftPPM = clock.driftPPM
+    s.ratioAdjustment = clock.adjustment
+    s.lastPositionError = c.lastError
+    s.inputRate = lastFormat?.sampleRate
+    return s
+  }
+
+  /// Bytes held: the timeline's frames and the chain.
+  var retainedBytes: Int {
+    fifo.capacity * fifo.channelCount * 4 + chain.retainedBytes
+  }
+}
