@@ -10,13 +10,9 @@ import PCMMix
 // and carries the value of a signal defined on host time (markers, tone, noise). Buffers never
 // cross a segment boundary (the last buffer of a segment may be short).
 
-/// Which of the two capture streams an event belongs to.
-public enum CaptureSide: Sendable, Hashable {
-  /// The app audio (ReplayKit `.audioApp`).
-  case app
-  /// The microphone audio (ReplayKit `.audioMic`).
-  case mic
-}
+/// Which of the two capture streams an event belongs to: the app audio (ReplayKit `.audioApp`)
+/// or the microphone (`.audioMic`), the pipeline's own sides.
+public typealias CaptureSide = ClockedCapturePipeline.Side
 
 /// One simulated capture source: its format, clock, buffering, timestamps, glitches and content.
 ///

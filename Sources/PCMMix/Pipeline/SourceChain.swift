@@ -310,7 +310,8 @@ public struct SourceChain {
       leadingToDrop = 0
       resampleChannels = channels
       if resamples(new.sampleRate) {
-        var r = takePrepared(new.sampleRate, channels) ?? factory(new.sampleRate, outputRate, channels)
+        var r =
+          takePrepared(new.sampleRate, channels) ?? factory(new.sampleRate, outputRate, channels)
         _ = r.adjustRatio(by: ratioAdjustment)
         leadingToDrop = r.latency - r.skipLatency()
         resampler = r

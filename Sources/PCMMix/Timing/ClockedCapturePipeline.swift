@@ -42,9 +42,9 @@ public struct ClockedCapturePipeline {
     /// Exactly this many seconds; audio that arrives later than that is dropped (counted).
     case fixed(seconds: Double)
     /// Chosen from how the sources deliver, within these bounds: at start, one of the longest
-    /// buffers seen, one pull and 20 ms (so a capture of 1,024-frame buffers at 44.1 kHz plays
-    /// about 53 ms behind, and one that delivers 512 ms bursts about 540 ms); raised when audio
-    /// still arrives late (the output holds, silent, for the difference), never lowered.
+    /// buffers seen, one pull and 20 ms (a source that delivers 512 ms bursts makes it about
+    /// 540 ms); raised when audio still arrives late (the output holds, silent, for the
+    /// difference), never lowered.
     case adaptive(minimum: Double, maximum: Double)
   }
 
@@ -72,8 +72,14 @@ public struct ClockedCapturePipeline {
     public var appGainDB = 0.0
     /// Mic gain in dB.
     public var micGainDB = 0.0
-    /// How far behind the newest audio the output plays (default adaptive, 40 ms … 1 s).
-    public var latency = Latency.adaptive(minimum: 0.040, maximum: 1.0)
+    /// How far behind the newest audio the output plays (default adaptive, 100 ms … 1 s).
+    ///
+    /// The 100 ms floor covers one 1,024-frame buffer at 16 kHz (64 ms: a mic that AirPods
+    /// switch to hands-free mid-stream delivers its first such buffer 64 ms after its first frame
+    /// was captured), one 10 ms pull and 20 ms of scheduling jitter; a capture of 1,024-frame
+    /// buffers at 32 kHz and up needs only 53 ms. It is also the jitter buffer WebRTC's external
+    /// audio source and LiveKit use.
+    public var latency = Latency.adaptive(minimum: 0.100, maximum: 1.0)
     /// Host time of timeline frame 0; `nil`: the first stamp seen.
     public var origin: MediaTime?
     /// What steers the resamplers (default: the timestamps).
@@ -275,6 +281,8 @@ public struct ClockedCapturePipeline {
         phase: phase, position: nil, appSilentFrames: frames, micSilentFrames: frames)
     }
     let start = clock.position
+    app.flushIfOverdue(before: start + frames)
+    mic.flushIfOverdue(before: start + frames)
     var silent = (app: 0, mic: 0)
     var late = (app: 0, mic: 0)
     var done = 0

@@ -25,6 +25,8 @@ struct _TimedSource {
   var framesDropped = 0
   var framesLate = 0
   var framesSilent = 0
+  /// Whether the resampler holds the tail of input not yet flushed (its last ~1 ms).
+  var hasTail = false
   /// Fill-level steering of an unstamped source: fill summed over the current second.
   var fillSum = 0.0
   var fillFrames = 0
@@ -92,7 +94,7 @@ struct _TimedSource {
     case .contiguous: break
     case .jump(let p):
       // The run before ends here: its resampler tail goes after it, the new run starts at p.
-      chain.finish(into: &fifo)
+      finish()
       fifo.jump(to: p)
     case .trim(let k): skip = k
     case .drop: return
@@ -101,11 +103,21 @@ struct _TimedSource {
     let rest = UnsafeRawBufferPointer(rebasing: bytes[(skip * bytesPerFrame)...])
     try chain.process(rest, format: format, into: &fifo)
     clock.advance(frames: frames - skip, rate: rate)
+    hasTail = chain.format.map { chain.resamples($0.sampleRate) } ?? false
   }
 
   /// Ends the stream: the resampler's tail goes after the last buffer.
   mutating func finish() {
     chain.finish(into: &fifo)
+    hasTail = false
+  }
+
+  /// Places the resampler's tail when the output is about to reach past the newest audio
+  /// (`end` is the end of the next pull's interval): the source is overdue, so its last frames
+  /// belong here and now, not after the gap whenever it comes back. If it goes on without a
+  /// gap, its next buffer starts a new run right after the tail.
+  mutating func flushIfOverdue(before end: Int) {
+    if hasTail && isEnabled && fifo.nextPosition < end { finish() }
   }
 
   /// Copies this source's audio for timeline frames `k ..< k + n` into `dst` (interleaved

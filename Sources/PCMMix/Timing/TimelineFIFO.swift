@@ -56,6 +56,8 @@ struct _TimelineFIFO: FrameSink {
     let n = samples.count / frames.channelCount
     guard n > 0 else { return }
     if pendingJump {
+      // A drained ring keeps no segment: the new one is the only one.
+      if frames.count == 0 { startCount = 0 }
       if startCount == Self.maxSegments { startsDropOldest() }
       starts[(startHead + startCount) % Self.maxSegments] = (appended, nextPosition)
       startCount += 1

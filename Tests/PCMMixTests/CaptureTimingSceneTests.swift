@@ -1,0 +1,175 @@
+import Foundation
+import PCMMix
+import PCMMixTestSupport
+import Testing
+
+/// The capture-timing issue's scenes, on the simulator: where each source's markers land in the
+/// pulled output (host time of frame k is k / 48,000), and that a strict 10 ms pull never finds
+/// audio that arrived too late.
+@Suite struct CaptureTimingSceneTests {
+  static func app(_ markers: [Double]) -> SimulatedSource {
+    var s = SimulatedSource(rate: 44_100, channels: 2, encoding: .s16be)
+    s.markers = markers
+    s.markerFrequency = 1_000
+    s.seed = 1
+    return s
+  }
+
+  static func mic(_ markers: [Double]) -> SimulatedSource {
+    var s = SimulatedSource(rate: 32_000, channels: 1, encoding: .s16le)
+    s.markers = markers
+    s.markerFrequency = 2_500
+    s.seed = 2
+    return s
+  }
+
+  /// Markers every `every` seconds from `first`, app and mic interleaved.
+  static func markers(from first: Double, to last: Double, every: Double) -> [Double] {
+    stride(from: first, through: last, by: every).map { $0 }
+  }
+
+  static func check(_ r: SceneRunner.Result, within ms: Double, _ label: String) {
+    print(
+      "\(label): app \(r.app), mic \(r.mic), latency \(r.clock.latencyFrames) frames, late \(r.lateEvents)"
+    )
+    if ProcessInfo.processInfo.environment["SCENE_DEBUG"] != nil {
+      print(
+        "  app \(r.appStatistics)\n  mic \(r.micStatistics)\n  clock \(r.clock)\n  app errors \(r.app.errors)\n  mic errors \(r.mic.errors)"
+      )
+    }
+    #expect(r.app.missing == 0, "\(label): app markers missing")
+    #expect(r.mic.missing == 0, "\(label): mic markers missing")
+    #expect(r.app.maxAbsError <= ms, "\(label): app \(r.app)")
+    #expect(r.mic.maxAbsError <= ms, "\(label): mic \(r.mic)")
+    #expect(r.lateEvents == 0, "\(label): \(r.lateEvents) pulls found late audio")
+    for s in [r.appStatistics, r.micStatistics] {
+      #expect(s.framesIn == s.framesEmitted + s.framesDropped + s.framesBuffered)
+    }
+  }
+
+  /// The pipeline for scene tests: the `fast` filter (the scenes test time, not filters, and
+  /// run in debug builds), everything else as configured by `change`.
+  static func runner(
+    _ a: SimulatedSource?, _ m: SimulatedSource?,
+    _ change: (inout ClockedCapturePipeline.Configuration) -> Void = { _ in }
+  ) throws -> SceneRunner {
+    var c = ClockedCapturePipeline.Configuration(resampler: VariableRatioResampler.factory(.fast))
+    change(&c)
+    return try SceneRunner(
+      c, app: a.map { $0.streamDescription(rate: $0.rate) },
+      mic: m.map { $0.streamDescription(rate: $0.rate) })
+  }
+
+  @Test func normalCaptureLandsOnTime() throws {
+    let a = Self.app(Self.markers(from: 1, to: 9, every: 2))
+    let m = Self.mic(Self.markers(from: 2, to: 8, every: 2))
+    var runner = try Self.runner(a, m)
+    let r = runner.run(app: a, mic: m, duration: 10)
+    Self.check(r, within: 1, "normal")
+    // 1,024-frame buffers at 32 kHz need 1,536 frames, a pull and 20 ms: the 100 ms floor.
+    #expect(r.clock.latencyFrames == 4_800)
+    #expect(r.appStatistics.gaps == 0 && r.micStatistics.gaps == 0)
+    #expect(r.appStatistics.inputFramesTrimmed == 0 && r.micStatistics.inputFramesTrimmed == 0)
+  }
+
+  @Test func aMicClock300PPMFastStaysOnItsStamps() throws {
+    // 40 s at 300 ppm would put the mic 12 ms late without correction.
+    let a = Self.app(Self.markers(from: 1, to: 39, every: 2))
+    var m = Self.mic(Self.markers(from: 2, to: 38, every: 2))
+    m.clockPPM = 300
+    var runner = try Self.runner(a, m)
+    let r = runner.run(app: a, mic: m, duration: 40)
+    Self.check(r, within: 1, "300 ppm")
+    #expect(abs(r.micStatistics.driftPPM - 300) < 10, "estimated \(r.micStatistics.driftPPM) ppm")
+    #expect(abs(r.appStatistics.driftPPM) < 10)
+    // Steered, not trimmed: the stamps never drifted out of tolerance.
+    #expect(r.micStatistics.inputFramesTrimmed == 0 && r.micStatistics.gaps == 0)
+  }
+
+  @Test func withoutDriftCorrectionTheSameMicIsTrimmedInsteadOfSteered() throws {
+    var m = Self.mic(Self.markers(from: 2, to: 38, every: 2))
+    m.clockPPM = 300
+    var runner = try Self.runner(nil, m) { $0.driftCorrection = .off }
+    let r = runner.run(app: nil, mic: m, duration: 40)
+    // Each time the error passes the 1 ms tolerance, the overlap is cut: 12 ms in 40 s.
+    print("no correction: mic \(r.mic), trimmed \(r.micStatistics.inputFramesTrimmed) frames")
+    #expect(r.micStatistics.inputFramesTrimmed > 300)
+    #expect(r.mic.maxAbsError <= 1.5)
+  }
+
+  @Test func aMicThatStartsThreeSecondsLateLandsAtItsTime() throws {
+    let a = Self.app(Self.markers(from: 1, to: 11, every: 2))
+    var m = Self.mic(Self.markers(from: 3.5, to: 11.5, every: 2))
+    m.start = 3
+    var runner = try Self.runner(a, m)
+    let r = runner.run(app: a, mic: m, duration: 12)
+    Self.check(r, within: 1, "late mic")
+    // The output did not wait 3 s for the mic: it started after the startup wait, and the mic
+    // was silent until it came.
+    #expect(r.clock.startingFrames <= 36_000 + 480)
+    #expect(r.micStatistics.framesSilent > 2 * 48_000)
+  }
+
+  @Test func anAppThatPausesFiveSecondsComesBackAtItsTime() throws {
+    var a = Self.app(
+      Self.markers(from: 1, to: 5, every: 2) + Self.markers(from: 11.5, to: 15.5, every: 2))
+    a.pauses = [(at: 6, duration: 5)]
+    let m = Self.mic(Self.markers(from: 2, to: 16, every: 2))
+    var runner = try Self.runner(a, m)
+    let r = runner.run(app: a, mic: m, duration: 17)
+    Self.check(r, within: 1, "app pause")
+    #expect(r.appStatistics.gaps == 1)
+    #expect(abs(Double(r.appStatistics.gapFrames) - 5 * 48_000) < 2_048)
+  }
+
+  @Test func burstsOf22596FramesAreNeverLate() throws {
+    var a = Self.app(Self.markers(from: 1, to: 9, every: 2))
+    a.buffering = .bursts(frames: 22_596, period: 22_596.0 / 44_100)
+    let m = Self.mic(Self.markers(from: 2, to: 8, every: 2))
+    var runner = try Self.runner(a, m)
+    let r = runner.run(app: a, mic: m, duration: 10)
+    Self.check(r, within: 1, "bursts")
+    // The latency took the bursts in from the start: one burst, one pull and 20 ms.
+    #expect(r.clock.latencyRaises == 0)
+    #expect(r.clock.latencyFrames >= 24_594)
+  }
+
+  @Test func aMicSwitchingFrom48To16KilohertzLandsOnTime() throws {
+    let a = Self.app(Self.markers(from: 1, to: 11, every: 2))
+    var m = Self.mic(Self.markers(from: 2, to: 10, every: 2) + [5.02, 5.5])
+    m.rate = 48_000
+    m.rateSwitches = [(at: 5, rate: 16_000)]
+    var runner = try Self.runner(a, m)
+    let r = runner.run(app: a, mic: m, duration: 12)
+    Self.check(r, within: 1, "rate switch")
+    #expect(r.micStatistics.inputRate == 16_000)
+  }
+
+  @Test func stampsInOtherTimescalesLandOnTime() throws {
+    var a = Self.app(Self.markers(from: 1, to: 9, every: 2))
+    a.timescale = 44_100
+    var m = Self.mic(Self.markers(from: 2, to: 8, every: 2))
+    m.timescale = 600  // a video timescale: stamps quantized to 1.67 ms
+    m.clockPPM = -150
+    var runner = try Self.runner(a, m)
+    let r = runner.run(app: a, mic: m, duration: 10)
+    Self.check(r, within: 1, "timescales")
+    #expect(r.micStatistics.gaps == 0 && r.micStatistics.inputFramesTrimmed == 0)
+  }
+
+  @Test func stampsThatCannotBeRightBreakNothing() throws {
+    var a = Self.app(Self.markers(from: 1, to: 9, every: 2))
+    a.backwardsStamp = [40, 200]  // one buffer each, stamped a second early
+    a.duplicateBuffers = [100]  // delivered twice
+    var m = Self.mic(Self.markers(from: 2, to: 8, every: 2))
+    m.stuckStamps = (from: 60, count: 20)  // twenty buffers under one stamp
+    m.noiseAmplitude = 0.001  // real buffers differ, even between markers
+    var runner = try Self.runner(a, m)
+    let r = runner.run(app: a, mic: m, duration: 10)
+    Self.check(r, within: 1, "bad stamps")
+    #expect(r.appStatistics.arrivalPlacedBuffers == 2)
+    #expect(r.appStatistics.duplicateBuffers == 1)
+    #expect(r.micStatistics.arrivalPlacedBuffers == 19)
+    #expect(r.appStatistics.resyncs == 0 && r.micStatistics.resyncs == 0)
+  }
+}
