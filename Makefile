@@ -38,9 +38,10 @@ bench-smoke: bootstrap
 fuzz: bootstrap
 	Fuzz/run.sh $(FUZZ_SECONDS)
 
-# The two-thread feeding test under ThreadSanitizer (its own build directory).
+# The threaded stress tests (the Mutex front and the lock-free real-time front) under
+# ThreadSanitizer (its own build directory).
 tsan: bootstrap
-	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter SharedCapturePipeline
+	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter "SharedCapturePipeline|RealtimeCapturePipeline"
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift

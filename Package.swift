@@ -3,6 +3,9 @@ import PackageDescription
 
 let package = Package(
   name: "PCMMix",
+  // The capture pipeline's real-time front needs no Mutex or Atomic from Synchronization, so it
+  // runs from iOS 15 / macOS 12 (SharedCapturePipeline, which uses Mutex, needs iOS 18 / macOS 15).
+  platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
   products: [
     // The capture-pipeline library: no C dependency, importable alone by an app or extension.
     .library(name: "PCMMix", targets: ["PCMMix"]),
@@ -16,7 +19,10 @@ let package = Package(
     .executable(name: "pcm-mix-bench", targets: ["pcm-mix-bench"]),
   ],
   targets: [
-    .target(name: "PCMMix"),
+    // Atomic loads and stores for the lock-free capture hand-off (one header; Swift's own
+    // Synchronization.Atomic needs iOS 18 / macOS 15).
+    .target(name: "CPCMMixAtomics"),
+    .target(name: "PCMMix", dependencies: ["CPCMMixAtomics"]),
     .target(name: "CPCMMixKernels"),
     .target(name: "PCMMixAccelerated", dependencies: ["PCMMix", "CPCMMixKernels"]),
     .systemLibrary(

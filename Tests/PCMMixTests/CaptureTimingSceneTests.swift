@@ -172,4 +172,78 @@ import Testing
     #expect(r.micStatistics.arrivalPlacedBuffers == 19)
     #expect(r.appStatistics.resyncs == 0 && r.micStatistics.resyncs == 0)
   }
+
+  @Test func unstampedSourcesAreAlignedAgainAfterAPause() throws {
+    // No stamps: each source is placed by arrival, so only the two sources' offsets against
+    // each other can be asked for: within the latency, never the hundreds of milliseconds a
+    // paused source used to leave behind for good.
+    var a = Self.app(
+      Self.markers(from: 1, to: 5, every: 2) + Self.markers(from: 11.5, to: 15.5, every: 2))
+    a.pauses = [(at: 6, duration: 5)]
+    a.timestamps = false
+    var m = Self.mic(
+      Self.markers(from: 1.25, to: 5.25, every: 2) + Self.markers(from: 11.75, to: 15.75, every: 2))
+    m.timestamps = false
+    var runner = try Self.runner(a, m)
+    let r = runner.run(app: a, mic: m, duration: 17, searchRadius: 9_600)
+    print("unstamped: app \(r.app.errors), mic \(r.mic.errors), latency \(r.clock.latencyFrames)")
+    #expect(r.app.missing == 0 && r.mic.missing == 0)
+    let latency = Double(r.clock.latencyFrames) / 48
+    for (x, y) in zip(r.app.errors, r.mic.errors) {
+      let gap = abs(x! - y!)
+      #expect(gap <= latency, "app and mic \(gap) ms apart")
+    }
+    #expect(r.appStatistics.restarts == 1)
+    #expect(r.lateEvents == 0)
+  }
+
+  @Test func aMicThatNeverStartsHoldsNothingBack() throws {
+    let a = Self.app(Self.markers(from: 1, to: 9, every: 2))
+    var runner = try Self.runner(a, Self.mic([]))
+    let r = runner.run(app: a, mic: nil, duration: 10)
+    #expect(r.app.missing == 0 && r.app.maxAbsError <= 1, "\(r.app)")
+    // The output started once the startup wait (0.75 s) was over, and the mic was silence.
+    #expect(r.clock.startingFrames <= 36_000 + 480)
+    #expect(r.micStatistics.framesSilent == r.clock.framesPulled - r.clock.startingFrames)
+    #expect(r.lateEvents == 0)
+  }
+
+  @Test func aDisabledMicComesBackAtItsTime() throws {
+    let a = Self.app(Self.markers(from: 1, to: 11, every: 2))
+    let m = Self.mic(Self.markers(from: 2, to: 10, every: 2))
+    var runner = try Self.runner(a, m)
+    var disabled = false
+    var enabled = false
+    let r = runner.run(app: a, mic: m, duration: 12) { pipeline, e in
+      if !disabled && e.deliveryTime > 3.5 {
+        pipeline.setEnabled(.mic, false)
+        disabled = true
+      }
+      if !enabled && e.deliveryTime > 5.5 {
+        pipeline.setEnabled(.mic, true)
+        enabled = true
+      }
+    }
+    // The mic marker at 4 s fell in the disabled stretch; the others land on time.
+    #expect(r.app.missing == 0 && r.app.maxAbsError <= 1)
+    #expect(r.mic.errors[1] == nil)
+    #expect(r.mic.errors.enumerated().allSatisfy { $0.offset == 1 || abs($0.element ?? 99) <= 1 })
+    #expect(r.micStatistics.framesDropped > 0 && r.micStatistics.framesLate == 0)
+    #expect(r.lateEvents == 0)
+  }
+
+  @Test func fillLevelSteeringFollowsAnUnstampedFastMic() throws {
+    var a = Self.app([])
+    a.timestamps = false
+    var m = Self.mic([])
+    m.timestamps = false
+    m.clockPPM = 300
+    var runner = try Self.runner(a, m) { $0.driftCorrection = .timestampsAndFillLevel }
+    let r = runner.run(app: a, mic: m, duration: 40)
+    // A slow loop (20 s): by 40 s it has learnt most of the 300 ppm, and never had to drop.
+    print("fill level: mic ratio adjustment \(r.micStatistics.ratioAdjustment * 1e6) ppm")
+    #expect(r.micStatistics.ratioAdjustment * 1e6 < -100)
+    #expect(r.micStatistics.ratioAdjustment * 1e6 > -600)
+    #expect(r.micStatistics.framesDropped == 0)
+  }
 }

@@ -169,6 +169,13 @@ final class _Locked<Value>: @unchecked Sendable {
     return body(&value)
   }
 
+  /// Runs `body` under the lock if no other thread holds it, without waiting; `nil` otherwise.
+  func withLockIfAvailable<R>(_ body: (inout Value) -> R) -> R? {
+    guard pthread_mutex_trylock(mutex) == 0 else { return nil }
+    defer { pthread_mutex_unlock(mutex) }
+    return body(&value)
+  }
+
   deinit {
     pthread_mutex_destroy(mutex)
     mutex.deallocate()

@@ -1,3 +1,46 @@
+/// What one pull of a ``ClockedCapturePipeline`` or ``RealtimeCapturePipeline`` gave. The pull
+/// always fills the whole output; this says what of it is audio.
+///
+/// ```swift
+/// let status = pipeline.pull(into: tenMilliseconds)
+/// if !status.isFull { log(status) }  // e.g. the mic had nothing for 480 frames
+/// ```
+public struct PullStatus: Equatable, Sendable {
+  /// Where the output clock was.
+  public enum Phase: Equatable, Sendable {
+    /// Before the clock starts (no audio yet, or waiting up to the startup wait for the other
+    /// source's first buffer): silence, off the timeline.
+    case starting
+    /// The clock holds while the latency is raised (audio arrived late): silence, off the
+    /// timeline.
+    case holding
+    /// The output is the timeline from ``PullStatus/position`` on.
+    case running
+    /// Another thread was pulling at the same time (``RealtimeCapturePipeline``): silence.
+    case busy
+  }
+
+  public var phase: Phase
+  /// Timeline frame of the first frame given, while running (frame `k` is host time
+  /// `origin + k / outputRate`).
+  public var position: Int?
+  /// Frames of the pull in which the app had nothing to give (not started, paused, gap).
+  public var appSilentFrames: Int
+  /// Frames of the pull in which the mic had nothing to give.
+  public var micSilentFrames: Int
+
+  /// Creates a status.
+  public init(phase: Phase, position: Int?, appSilentFrames: Int, micSilentFrames: Int) {
+    self.phase = phase
+    self.position = position
+    self.appSilentFrames = appSilentFrames
+    self.micSilentFrames = micSilentFrames
+  }
+
+  /// Whether both sources filled the whole pull.
+  public var isFull: Bool { phase == .running && appSilentFrames == 0 && micSilentFrames == 0 }
+}
+
 /// What happened to one source's audio in a ``ClockedCapturePipeline``.
 ///
 /// Input counters are in the source's own frames; timeline counters in output frames. On the

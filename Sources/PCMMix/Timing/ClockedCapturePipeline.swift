@@ -112,19 +112,7 @@ public struct ClockedCapturePipeline {
   }
 
   /// What one pull gave.
-  public struct PullStatus: Equatable, Sendable {
-    /// Before the clock starts and while it holds, the output is silence off the timeline.
-    public enum Phase: Equatable, Sendable { case starting, holding, running }
-    public var phase: Phase
-    /// Timeline frame of the first frame given, while running.
-    public var position: Int?
-    /// Frames of the pull in which the app had nothing to give.
-    public var appSilentFrames: Int
-    /// Frames of the pull in which the mic had nothing to give.
-    public var micSilentFrames: Int
-    /// Whether both sources filled the whole pull.
-    public var isFull: Bool { phase == .running && appSilentFrames == 0 && micSilentFrames == 0 }
-  }
+  public typealias PullStatus = PCMMix.PullStatus
 
   public let configuration: Configuration
   var app: _TimedSource

@@ -1,0 +1,37 @@
+// Atomic loads and stores on a word, for the lock-free hand-off between capture callbacks and the
+// pull (PCMMix's RealtimeCapturePipeline). Swift's own Synchronization.Atomic needs iOS 18 /
+// macOS 15; these compiler builtins work wherever clang does, and ThreadSanitizer sees them.
+#ifndef PCMMIX_ATOMICS_H
+#define PCMMIX_ATOMICS_H
+
+#include <stdint.h>
+
+#define PCMMIX_INLINE static inline __attribute__((always_inline))
+
+PCMMIX_INLINE intptr_t pcmmix_load_acquire(const intptr_t *p) {
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+PCMMIX_INLINE void pcmmix_store_release(intptr_t *p, intptr_t v) {
+  __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+
+PCMMIX_INLINE intptr_t pcmmix_load_relaxed(const intptr_t *p) {
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
+PCMMIX_INLINE void pcmmix_store_relaxed(intptr_t *p, intptr_t v) {
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+/// Stores `v` and returns what was there, ordered both ways.
+PCMMIX_INLINE intptr_t pcmmix_exchange(intptr_t *p, intptr_t v) {
+  return __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL);
+}
+
+/// Adds `v` and returns the old value (a counter: no ordering).
+PCMMIX_INLINE intptr_t pcmmix_fetch_add_relaxed(intptr_t *p, intptr_t v) {
+  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+#endif
