@@ -42,7 +42,7 @@ let package = Package(
       name: "pcm-mix-bench",
       dependencies: [
         "PCMMix", "PCMMixSampleRate", "PCMMixAccelerated", "PCMMixCLI", "CBenchPeers",
-        "CAllocCounter",
+        "CAllocCounter", "PCMMixTestSupport",
       ],
       path: "Benchmarks/Sources/pcm-mix-bench"),
 

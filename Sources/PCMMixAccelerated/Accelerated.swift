@@ -22,7 +22,9 @@ public enum Accelerated {
       dot: { h, x, n in pcmmix_dot(h, x, n) },
       dot2: { h, a, b, n, out in pcmmix_dot2(h, a, b, n, out) },
       group: { t, w, x, s, c, out, first, n in pcmmix_group16(t, w, x, s, c, out, first, n) },
-      groupPair: { t, w, a, b, outa, outb in pcmmix_group16x2(t, w, a, b, outa, outb) })
+      groupPair: { t, w, a, b, outa, outb in pcmmix_group16x2(t, w, a, b, outa, outb) },
+      lerpDot: { h0, h1, t, x, n in pcmmix_lerp_dot(h0, h1, t, x, n) },
+      lerpDot2: { h0, h1, t, a, b, n, out in pcmmix_lerp_dot2(h0, h1, t, a, b, n, out) })
     : nil
 
   /// A factory for the built-in resampler at `quality`, with the kernels when they run here.

@@ -48,9 +48,10 @@ public struct SceneRunner {
   /// Runs the scene to its end and measures the markers of `app` and `mic` (their
   /// `markerFrequency` and `markerDuration`), searching `searchRadius` frames around each.
   /// `onBlock` sees every pulled block with its timeline position (nil while starting or
-  /// holding).
+  /// holding); `stamp` may withhold an event's stamp (return `nil`) or change it.
   public mutating func run(
     app: SimulatedSource?, mic: SimulatedSource?, duration: Double, searchRadius: Int = 480,
+    stamp: (CaptureEvent, MediaTime?) -> MediaTime? = { $1 },
     onEvent: (inout ClockedCapturePipeline, CaptureEvent) -> Void = { _, _ in },
     onBlock: (Int?, UnsafeBufferPointer<Float>) -> Void = { _, _ in }
   ) -> Result {
@@ -70,6 +71,7 @@ public struct SceneRunner {
           time = MediaTime(
             value: t.value + Int64(hostOffset * Double(t.timescale)), timescale: t.timescale)
         }
+        time = stamp(e, time)
         e.bytes.withUnsafeBytes { bytes in
           try? pipeline.append(e.side, bytes, description: e.description, time: time)
         }
@@ -95,8 +97,8 @@ public struct SceneRunner {
 }
 
 /// Keeps the last few seconds of a stereo output and locates one source's markers in it as
-/// they pass.
-struct MarkerTracker {
+/// they pass (marker at host time `m` expected at timeline frame `m × rate`).
+public struct MarkerTracker {
   let markers: [Double]
   let frequency: Double
   let duration: Double
@@ -110,7 +112,8 @@ struct MarkerTracker {
   var next = 0
   var errors: [Double?] = []
 
-  init(source: SimulatedSource?, rate: Double, radius: Int) {
+  /// A tracker of `source`'s markers, searched `radius` frames around where they belong.
+  public init(source: SimulatedSource?, rate: Double, radius: Int) {
     markers = (source?.markers ?? []).sorted()
     frequency = source?.markerFrequency ?? 1000
     duration = source?.markerDuration ?? 0.01
@@ -119,7 +122,8 @@ struct MarkerTracker {
     window = 2 * radius + Int(duration * rate) + 4 * 480
   }
 
-  mutating func add(_ block: UnsafeBufferPointer<Float>, at position: Int) {
+  /// Takes the next output block, whose first frame is timeline frame `position`.
+  public mutating func add(_ block: UnsafeBufferPointer<Float>, at position: Int) {
     guard next < markers.count else { return }
     if kept.isEmpty || keptStart + kept.count / 2 != position {
       kept = []
@@ -147,5 +151,6 @@ struct MarkerTracker {
     }
   }
 
-  var report: MarkerReport { MarkerReport(errors: errors) }
+  /// The markers measured so far.
+  public var report: MarkerReport { MarkerReport(errors: errors) }
 }

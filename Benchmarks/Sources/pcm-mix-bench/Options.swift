@@ -14,12 +14,13 @@ struct Options {
     usage: pcm-mix-bench [--seconds S] [--json FILE] [--filter SUBSTRING]
 
       --seconds S      seconds of audio in the capture scene (default 60); every section scales
-                       with it (the CLI files are 10 s per scene second: 10 minutes by default)
+                       with it (the CLI files are 10 s per scene second: 10 minutes by default;
+                       the timing scenes 20 s and 60 s per second: 20 minutes and an hour)
       --json FILE      also write every measurement as a JSON array of
                        {"section", "name", "metric", "value", "unit"} records
       --filter SUB     run only the rows whose SECTION/ROW name contains SUB (case-insensitive):
-                       sections capture, stages, resamplers, cli; e.g. soxr, src-, 44100,
-                       capture/builtin, cli/sox
+                       sections capture, stages, resamplers, cli, timing; e.g. soxr, src-,
+                       44100, capture/builtin, cli/sox, timing/drift
     """
 
   /// Parses the arguments after the program name.

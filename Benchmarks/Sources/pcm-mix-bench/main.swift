@@ -51,6 +51,7 @@ CaptureScene.run(options, report: report, allocCounterWorks: allocCounterWorks)
 StageBench.run(options, report: report)
 ResamplerTable.run(options, report: report, allocCounterWorks: allocCounterWorks)
 CLIEndToEnd.run(options, report: report)
+TimingScenes.run(options, report: report, allocCounterWorks: allocCounterWorks)
 
 let elapsed = Double(nowNS() - started) * 1e-9
 report.record("machine", "run", "elapsed", elapsed, "s")

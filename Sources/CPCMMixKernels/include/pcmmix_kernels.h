@@ -17,6 +17,15 @@ float pcmmix_dot(const float *h, const float *x, long n);
 /// out[1]; each coefficient is loaded once for both.
 void pcmmix_dot2(const float *h, const float *a, const float *b, long n, float *out);
 
+/// The dot products of the row blended between `h0` and `h1` (`h0 + t * (h1 - h0)`, formed in
+/// registers, never stored) with `a` and with `b`, into out[0] and out[1]: one output frame of a
+/// resampler whose phase falls between two rows of an interpolated table. `n` a multiple of 8.
+void pcmmix_lerp_dot2(const float *h0, const float *h1, float t, const float *a, const float *b,
+                      long n, float *out);
+
+/// The dot product of the row blended between `h0` and `h1` with `x` (see pcmmix_lerp_dot2).
+float pcmmix_lerp_dot(const float *h0, const float *h1, float t, const float *x, long n);
+
 /// Sixteen consecutive outputs of a polyphase filter, each channel's computed as
 /// `lane[i] = sum over m < width of table[m * 16 + i] * plane[m]`, where plane `c` starts at
 /// `x + c * stride`. Lanes `first ..< first + count` go to `out`, interleaved

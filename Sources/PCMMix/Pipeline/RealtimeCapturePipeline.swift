@@ -43,6 +43,8 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     public var micHandoffDrops = 0
     /// Calls refused because another thread was inside the same call.
     public var concurrentCalls = 0
+    /// Bytes of storage held: both hand-off rings and the pipeline.
+    public var retainedBytes = 0
   }
 
   private let rings: (app: _HandoffRing, mic: _HandoffRing)
@@ -242,8 +244,9 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     let (app, mic, clock) = (
       pipeline.statistics(.app), pipeline.statistics(.mic), pipeline.clockStatistics
     )
+    let retained = pipeline.retainedBytes + rings.app.capacity + rings.mic.capacity
     _ = published.withLockIfAvailable { s in
-      (s.app, s.mic, s.clock) = (app, mic, clock)
+      (s.app, s.mic, s.clock, s.retainedBytes) = (app, mic, clock, retained)
     }
     return status
   }

@@ -79,13 +79,19 @@ public struct SourceChain {
   /// coefficients. Another backend's internal state (libsamplerate's, for one) is not visible
   /// from here and is not counted.
   public var retainedBytes: Int {
-    let scratch = (decoded.capacity + mapped.capacity + resampled.capacity) * 4
-    return ([resampler] + prepared.map(\.resampler)).reduce(scratch) { bytes, r in
-      switch r {
-      case let r as PolyphaseResampler: bytes + r.history.capacity * 4 + r.tableBytes
-      case let r as VariableRatioResampler: bytes + r.storage.capacity * 4
-      default: bytes
-      }
+    var bytes = (decoded.capacity + mapped.capacity + resampled.capacity) * 4
+    bytes += Self.bytes(of: resampler)
+    for slot in prepared { bytes += Self.bytes(of: slot.resampler) }
+    return bytes
+  }
+
+  /// What the built-in resamplers hold: history, and the exact tables (the interpolated ones
+  /// are shared by every resampler of the same filter, and not counted per resampler).
+  static func bytes(of resampler: (any Resampler)?) -> Int {
+    switch resampler {
+    case let r as PolyphaseResampler: r.history.capacity * 4 + r.tableBytes
+    case let r as VariableRatioResampler: r.storage.capacity * 4
+    default: 0
     }
   }
 

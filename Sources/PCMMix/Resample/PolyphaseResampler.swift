@@ -49,6 +49,17 @@ public struct PolyphaseResampler: Resampler {
         UnsafePointer<Float>, Int, UnsafePointer<Float>, UnsafePointer<Float>,
         UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>
       ) -> Void
+    /// The row blended between `h0` and `h1` by `t` dotted with `x` (``VariableRatioResampler``).
+    public typealias LerpDot =
+      @convention(c) (UnsafePointer<Float>, UnsafePointer<Float>, Float, UnsafePointer<Float>, Int)
+        -> Float
+    /// The row blended between `h0` and `h1` by `t` dotted with `a` and `b`, into `out[0]`,
+    /// `out[1]`.
+    public typealias LerpDot2 =
+      @convention(c) (
+        UnsafePointer<Float>, UnsafePointer<Float>, Float, UnsafePointer<Float>,
+        UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>
+      ) -> Void
     /// A name for reports.
     public var name: String
     public var dot: Dot
@@ -57,15 +68,21 @@ public struct PolyphaseResampler: Resampler {
     public var group: Group?
     /// The paired kernel for mono, if any (used only with ``group``).
     public var groupPair: GroupPair?
+    /// Blended-row dot products for ``VariableRatioResampler``, if any.
+    public var lerpDot: LerpDot?
+    public var lerpDot2: LerpDot2?
 
     public init(
-      name: String, dot: Dot, dot2: Dot2, group: Group? = nil, groupPair: GroupPair? = nil
+      name: String, dot: Dot, dot2: Dot2, group: Group? = nil, groupPair: GroupPair? = nil,
+      lerpDot: LerpDot? = nil, lerpDot2: LerpDot2? = nil
     ) {
       self.name = name
       self.dot = dot
       self.dot2 = dot2
       self.group = group
       self.groupPair = groupPair
+      self.lerpDot = lerpDot
+      self.lerpDot2 = lerpDot2
     }
   }
 

@@ -253,6 +253,8 @@ struct _VariableContext {
   let inDouble: Bool
   let dot: PolyphaseResampler.DotKernel.Dot?
   let dot2: PolyphaseResampler.DotKernel.Dot2?
+  let lerpDot: PolyphaseResampler.DotKernel.LerpDot?
+  let lerpDot2: PolyphaseResampler.DotKernel.LerpDot2?
 
   init(_ bank: _PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?) {
     coefficients = UnsafePointer(bank.coefficients)
@@ -261,6 +263,8 @@ struct _VariableContext {
     inDouble = bank.accumulatesInDouble
     dot = inDouble ? nil : kernel?.dot
     dot2 = inDouble ? nil : kernel?.dot2
+    lerpDot = inDouble ? nil : kernel?.lerpDot
+    lerpDot2 = inDouble ? nil : kernel?.lerpDot2
   }
 
   /// One output frame at `fraction` past the window at `window` (planes `stride` apart): the two
@@ -281,6 +285,17 @@ struct _VariableContext {
         let a = _dotDouble(h0, x, taps)
         out[c] = Float(a + t * (_dotDouble(h1, x, taps) - a))
       }
+      return
+    }
+    if let lerpDot2, let lerpDot {
+      // The kernel blends in registers as it goes.
+      var c = 0
+      while c + 2 <= channels {
+        let x = UnsafePointer(window + c * stride)
+        lerpDot2(h0, h1, Float(t), x, x + stride, taps, out + c)
+        c += 2
+      }
+      if c < channels { out[c] = lerpDot(h0, h1, Float(t), UnsafePointer(window + c * stride), taps) }
       return
     }
     _blend(h0, h1, Float(t), into: row, taps)

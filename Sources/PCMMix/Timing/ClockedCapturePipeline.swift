@@ -169,7 +169,7 @@ public struct ClockedCapturePipeline {
     let stamp = time.flatMap { t in t.isValid ? t : nil }
     let position = stamp.map { ($0.seconds - originSeconds!) * Double(configuration.outputRate) }
     let arrival = arrivalPosition(for: side)
-    let runDry = clock.isRunning ? source(side).fifo.nextPosition <= clock.position : false
+    let runDry = clock.isRunning ? state(side).nextPosition <= clock.position : false
     try withSource(side) { (s) throws(ProbeError) in
       try s.take(
         bytes, description: description, stamp: stamp, position: position, arrival: arrival,
@@ -215,7 +215,7 @@ public struct ClockedCapturePipeline {
 
   /// Counters of a source.
   public func statistics(_ side: Side) -> CaptureSourceStatistics {
-    source(side).statistics
+    side == .app ? app.statistics : mic.statistics
   }
 
   /// Counters of the output clock.
@@ -228,7 +228,9 @@ public struct ClockedCapturePipeline {
 
   // MARK: - Internals
 
-  func source(_ side: Side) -> _TimedSource { side == .app ? app : mic }
+  /// What the clock reads of a source (read in place: a copy of the source would share its
+  /// storage, and its next change would copy that).
+  func state(_ side: Side) -> _SourceState { side == .app ? app.state : mic.state }
 
   mutating func withSource<R, E: Error>(_ side: Side, _ body: (inout _TimedSource) throws(E) -> R)
     throws(E) -> R
@@ -241,8 +243,8 @@ public struct ClockedCapturePipeline {
   /// audio before the clock runs).
   func arrivalPosition(for side: Side) -> Double {
     if clock.isRunning { return Double(clock.position + clock.latency) }
-    let other = source(side == .app ? .mic : .app)
-    return other.hasStarted ? Double(other.fifo.nextPosition) : 0
+    let other = state(side == .app ? .mic : .app)
+    return other.hasStarted ? Double(other.nextPosition) : 0
   }
 
   /// One pull of `frames` frames, handed to `emit` in blocks of mixed interleaved Float32.
@@ -251,7 +253,7 @@ public struct ClockedCapturePipeline {
   ) -> PullStatus {
     clock.statistics.pulls += 1
     clock.statistics.framesPulled += frames
-    if !clock.isRunning && clock.tryStart(app: app, mic: mic, frames: frames) {
+    if !clock.isRunning && clock.tryStart(app.state, mic.state, frames: frames) {
       // What lies before the start is not late, only older than the output.
       app.dropBefore(clock.position)
       mic.dropBefore(clock.position)
@@ -302,7 +304,7 @@ public struct ClockedCapturePipeline {
     clock.afterPull(lateness: max(late.app, late.mic), frames: frames)
     // A consumer that fell behind every stamped source skips ahead; an unstamped source that
     // got ahead of the latency is brought back to it (or steered, by its fill level).
-    let skip = clock.skipAhead(app: app, mic: mic, frames: frames)
+    let skip = clock.skipAhead(app.state, mic.state, frames: frames)
     if skip > 0 {
       app.dropBefore(clock.position)
       mic.dropBefore(clock.position)

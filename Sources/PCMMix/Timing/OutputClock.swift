@@ -47,18 +47,17 @@ struct _OutputClock {
 
   /// Starts the clock when the sources are in (see the type's description); returns whether it
   /// started at this pull.
-  mutating func tryStart(app: _TimedSource, mic: _TimedSource, frames: Int) -> Bool {
-    let sources = [app, mic]
-    guard sources.contains(where: \.hasStarted) else { return false }
+  mutating func tryStart(_ a: _SourceState, _ b: _SourceState, frames: Int) -> Bool {
+    guard a.hasStarted || b.hasStarted else { return false }
     waited += frames
-    let allIn = sources.allSatisfy { !$0.isEnabled || $0.hasStarted }
+    let allIn = (!a.isEnabled || a.hasStarted) && (!b.isEnabled || b.hasStarted)
     guard allIn || waited >= startupWait else { return false }
-    let started = sources.filter(\.hasStarted)
-    // One of the longest buffers (its first frame is that old when it arrives), one pull (the
-    // pull may come just after it), and the margin.
-    let needed = started.map(\.largestBuffer).max()! + frames + margin
+    // Of the sources that delivered: one of the longest buffers (its first frame is that old
+    // when it arrives), one pull (the pull may come just after it), and the margin.
+    let longest = max(a.hasStarted ? a.largestBuffer : 0, b.hasStarted ? b.largestBuffer : 0)
+    let needed = longest + frames + margin
     latency = isAdaptive ? min(max(needed, minimumLatency), maximumLatency) : minimumLatency
-    let newest = started.map(\.fifo.nextPosition).max()!
+    let newest = max(a.hasStarted ? a.nextPosition : .min, b.hasStarted ? b.nextPosition : .min)
     position = newest - latency
     isRunning = true
     statistics.isRunning = true
@@ -85,11 +84,12 @@ struct _OutputClock {
   /// Skips ahead when every stamped, enabled source that has audio waiting is further ahead than
   /// the latency and one of its longest buffers (and at least 100 ms) allow: the consumer fell
   /// behind. Returns the frames skipped (whole pulls).
-  mutating func skipAhead(app: _TimedSource, mic: _TimedSource, frames: Int) -> Int {
-    let stamped = [app, mic].filter { $0.isEnabled && $0.clock.isStamped && !$0.fifo.isEmpty }
-    guard !stamped.isEmpty else { return 0 }
-    let ahead = stamped.map { $0.fifo.nextPosition - position }.min()!
-    let slack = max(outputRate / 10, stamped.map(\.largestBuffer).max()!)
+  mutating func skipAhead(_ a: _SourceState, _ b: _SourceState, frames: Int) -> Int {
+    let useA = a.isEnabled && a.isStamped && !a.isEmpty
+    let useB = b.isEnabled && b.isStamped && !b.isEmpty
+    guard useA || useB else { return 0 }
+    let ahead = min(useA ? a.nextPosition : .max, useB ? b.nextPosition : .max) - position
+    let slack = max(outputRate / 10, useA ? a.largestBuffer : 0, useB ? b.largestBuffer : 0)
     guard ahead > latency + slack else { return 0 }
     let skip = (ahead - latency) / frames * frames
     position += skip
@@ -97,4 +97,16 @@ struct _OutputClock {
     statistics.position = position
     return skip
   }
+}
+
+/// What the output clock reads of a source, gathered without copying it.
+struct _SourceState {
+  var hasStarted: Bool
+  var isEnabled: Bool
+  var isStamped: Bool
+  var isEmpty: Bool
+  /// Where the source's next frame goes on the timeline.
+  var nextPosition: Int
+  /// Its longest buffer, in output frames.
+  var largestBuffer: Int
 }

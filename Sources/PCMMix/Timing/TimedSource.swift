@@ -59,6 +59,13 @@ struct _TimedSource {
   /// Whether the source has delivered audio.
   var hasStarted: Bool { clock.expected != nil }
 
+  /// What the output clock needs to know of it.
+  var state: _SourceState {
+    _SourceState(
+      hasStarted: hasStarted, isEnabled: isEnabled, isStamped: clock.isStamped,
+      isEmpty: fifo.isEmpty, nextPosition: fifo.nextPosition, largestBuffer: largestBuffer)
+  }
+
   /// Places and processes one buffer (see ``ClockedCapturePipeline/append``): `position` is its
   /// stamp on the timeline, `arrival` where the pipeline estimates "now" to be.
   mutating func take(
