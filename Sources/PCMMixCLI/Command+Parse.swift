@@ -118,9 +118,84 @@ extension Command {
         }
       }
       return .demo(output: output)
+    case "replay":
+      return try parseReplay(&rest)
     default:
       throw .usage("unknown command '\(first)'; see 'pcm-mix --help'")
     }
+  }
+
+  /// Parses the arguments of `replay`.
+  static func parseReplay(_ rest: inout _Arguments) throws(CLIError) -> Command {
+    var paths: [String: String] = [:]
+    var options = ReplayOptions(app: nil, mic: nil, output: "")
+    var output: String?
+    while let arg = rest.next() {
+      switch arg {
+      case "--app", "--app-log", "--mic", "--mic-log": paths[arg] = try rest.value(for: arg)
+      case "-o", "--output": output = try rest.value(for: arg)
+      case "--pull":
+        let v = try rest.value(for: arg)
+        guard let ms = Int(v), (1...100).contains(ms) else {
+          throw .usage("--pull takes whole milliseconds from 1 to 100, not '\(v)'")
+        }
+        options.pullMilliseconds = ms
+      case "--latency":
+        let v = try rest.value(for: arg)
+        guard let ms = Double(v), ms.isFinite, ms > 0, ms <= 10_000 else {
+          throw .usage("--latency takes milliseconds above 0, at most 10000, not '\(v)'")
+        }
+        options.latencyMilliseconds = ms
+      case "--policy":
+        let v = try rest.value(for: arg)
+        guard let p = MixPolicy(rawValue: v) else {
+          throw .usage("--policy takes average or saturate, not '\(v)'")
+        }
+        options.policy = p
+      case "--app-gain": options.appGainDB = try rest.gain(for: arg)
+      case "--mic-gain": options.micGainDB = try rest.gain(for: arg)
+      case "--format": options.sampleType = try rest.outputType(for: arg)
+      case "--resampler": options.resampler = try rest.resampler(for: arg)
+      case "--drift":
+        let v = try rest.value(for: arg)
+        switch v {
+        case "off": options.drift = .off
+        case "timestamps": options.drift = .timestamps
+        case "fill": options.drift = .timestampsAndFillLevel
+        default: throw .usage("--drift takes off, timestamps or fill, not '\(v)'")
+        }
+      case "--report": options.report = try rest.value(for: arg)
+      case "--json": options.json = true
+      case "-h", "--help": return .help(topic: "replay")
+      default:
+        try rest.rejectOption(arg)
+        throw .usage(
+          "replay takes its inputs as --app/--app-log and --mic/--mic-log; '\(arg)' is extra")
+      }
+    }
+    for side in ["app", "mic"] {
+      let raw = paths["--\(side)"]
+      let csv = paths["--\(side)-log"]
+      if raw != nil && csv == nil { throw .usage("--\(side) needs --\(side)-log CSV") }
+      if csv != nil && raw == nil { throw .usage("--\(side)-log needs --\(side) RAW") }
+    }
+    if let raw = paths["--app"], let csv = paths["--app-log"] {
+      options.app = ReplayOptions.Log(raw: raw, csv: csv)
+    }
+    if let raw = paths["--mic"], let csv = paths["--mic-log"] {
+      options.mic = ReplayOptions.Log(raw: raw, csv: csv)
+    }
+    guard options.app != nil || options.mic != nil else {
+      throw .usage("replay needs --app RAW --app-log CSV, --mic RAW --mic-log CSV, or both")
+    }
+    guard let output else { throw .usage("replay needs -o OUTPUT") }
+    options.output = output
+    let inputs = [options.app?.raw, options.app?.csv, options.mic?.raw, options.mic?.csv]
+    if inputs.contains("-") { throw .usage("replay reads its logs from files, not standard input") }
+    if let report = options.report, report == output {
+      throw .usage("--report and -o name the same file '\(report)'")
+    }
+    return .replay(options)
   }
 }
 

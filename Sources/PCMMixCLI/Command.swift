@@ -6,6 +6,8 @@ public enum Command: Equatable, Sendable {
   case convert(ConvertOptions)
   case mix(MixOptions)
   case demo(output: String)
+  /// `pcm-mix replay`: capture logs through the clocked capture pipeline.
+  case replay(ReplayOptions)
   case help(topic: String?)
   case version
 }
@@ -50,6 +52,57 @@ public struct MixOptions: Equatable, Sendable {
   public var resampler: ResamplerChoice = .standard
 
   public init(app: InputSpec, mic: InputSpec, output: String) {
+    self.app = app
+    self.mic = mic
+    self.output = output
+  }
+}
+
+/// Options of `pcm-mix replay`.
+public struct ReplayOptions: Equatable, Sendable {
+  /// One source's capture log: its buffers' bytes back to back, and the CSV that cuts them.
+  public struct Log: Equatable, Sendable {
+    /// The raw file of the buffers' bytes.
+    public var raw: String
+    /// The CSV: `time,frames,format`, a row per buffer.
+    public var csv: String
+
+    /// A log of `raw` bytes cut by `csv`.
+    public init(raw: String, csv: String) {
+      self.raw = raw
+      self.csv = csv
+    }
+  }
+
+  /// The app's log, if given.
+  public var app: Log?
+  /// The mic's log, if given.
+  public var mic: Log?
+  /// The WAV file to write.
+  public var output: String
+  /// Milliseconds of log time between pulls (1 … 100), and of audio per pull.
+  public var pullMilliseconds = 10
+  /// A fixed latency in milliseconds; `nil`: the pipeline's adaptive latency.
+  public var latencyMilliseconds: Double?
+  /// How the sources are combined.
+  public var policy: MixPolicy = .average
+  /// App gain in dB.
+  public var appGainDB = 0.0
+  /// Mic gain in dB.
+  public var micGainDB = 0.0
+  /// The output's sample type.
+  public var sampleType: SampleType = .s16
+  /// The resampler backend (a steerable one is made from it).
+  public var resampler: ResamplerChoice = .standard
+  /// What steers the resamplers.
+  public var drift: ClockedCapturePipeline.DriftCorrection = .timestamps
+  /// Where the JSON report goes, if anywhere.
+  public var report: String?
+  /// Whether the JSON report is also printed on standard error.
+  public var json = false
+
+  /// Replays `app` and/or `mic` into `output` with the default settings.
+  public init(app: Log?, mic: Log?, output: String) {
     self.app = app
     self.mic = mic
     self.output = output

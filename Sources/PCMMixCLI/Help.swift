@@ -3,7 +3,7 @@ public enum Help {
   /// This build's version.
   public static let version = "pcm-mix 0.1.0"
 
-  static let commands = ["probe", "convert", "mix", "demo"]
+  static let commands = ["probe", "convert", "mix", "demo", "replay"]
 
   /// The text for `topic` (nil: the overview).
   public static func text(_ topic: String?) -> String {
@@ -12,6 +12,7 @@ public enum Help {
     case "convert": convert
     case "mix": mix
     case "demo": demo
+    case "replay": replay
     default: overview
     }
   }
@@ -42,6 +43,10 @@ public enum Help {
                   [--app-gain DB] [--mic-gain DB] [--pad] [--format s16|f32]
                   [--app-format SPEC] [--mic-format SPEC] [--resampler NAME]
       pcm-mix demo [-o OUTPUT]
+      pcm-mix replay [--app RAW --app-log CSV] [--mic RAW --mic-log CSV] -o OUTPUT [--pull MS]
+                     [--latency MS] [--policy average|saturate] [--app-gain DB] [--mic-gain DB]
+                     [--format s16|f32] [--resampler NAME] [--drift off|timestamps|fill]
+                     [--report FILE.json] [--json]
       pcm-mix --help | help COMMAND | --version
 
     \(inputs)
@@ -98,5 +103,59 @@ public enum Help {
     1,024-frame buffers, mic audio 32 kHz mono little-endian int16 in uneven buffers), runs it
     through the capture pipeline buffer by buffer, writes the 48 kHz stereo mix (default
     pcm-mix-demo.wav) and prints what it did.
+    """
+
+  static let replay = """
+    usage: pcm-mix replay [--app RAW --app-log CSV] [--mic RAW --mic-log CSV] -o OUTPUT
+                          [--pull MS] [--latency MS] [--policy average|saturate]
+                          [--app-gain DB] [--mic-gain DB] [--format s16|f32]
+                          [--resampler NAME] [--drift off|timestamps|fill]
+                          [--report FILE.json] [--json]
+
+    Replays a capture log of the app source, the mic source or both through the clocked capture
+    pipeline, as a live capture would have run it, and writes the 48 kHz stereo output on the
+    host timeline. --app needs --app-log and --mic needs --mic-log; a source given alone plays
+    alone (the other is disabled, so it is not halved by average).
+
+    A capture log is a raw file of the buffers' bytes back to back and a CSV whose first line is
+    exactly 'time,frames,format', then one row per buffer:
+      time    the host time of its first frame: decimal seconds (12.345), VALUE/TIMESCALE
+              (1234567/1000000000, TIMESCALE a positive 32-bit integer), or empty: no stamp
+      frames  its frame count, a positive integer; it takes frames × bytes-per-frame bytes
+      format  TYPE:RATE:CHANNELS as for --app-format in mix (interleaved)
+    Blank lines are skipped; CRLF line ends are fine.
+
+    Timing, all in log time:
+      t0 is the earliest time in either log (0 if no row has one); it is the pipeline's origin,
+      and output frame k is host time t0 + k / 48000.
+      A row is delivered when its last sample exists, time + frames / rate; a row without a time
+      is delivered frames / rate after the previous row of its log (the first one after t0).
+      A row is never delivered before the previous row of its log.
+      Rows are appended in delivery order across both logs, the app first on a tie. The output
+      is pulled every --pull MS (default 10, 1 … 100) of log time, MS × 48 frames a pull: pull
+      j at t0 + (j + 1) × MS, after every row delivered by then.
+      Each pulled block is written at its timeline position: frames before 0 are dropped,
+      blocks given while the output is starting or holding are not written, and a jump ahead
+      is written as silence. The output ends where the last buffer ends: round((the largest
+      time + frames / rate of any row − t0) × 48000) frames. After the last row, both sources
+      are finished (their resampler tails flushed) and pulling goes on until then.
+
+    --latency MS fixes how far behind the newest audio the output plays; by default the
+    pipeline chooses it (100 ms … 1 s) and raises it when audio arrives late. --drift picks
+    what steers the resamplers: the timestamps (default), nothing (off), or the timestamps and,
+    for an unstamped source, its fill level (fill). --resampler as for mix; the built-in
+    presets run the steerable variable-ratio resampler.
+
+    --report FILE.json writes what happened: t0, endFrame, the output (path, frames, frames
+    filled with silence), the settings, per source every pipeline counter and its drift loop
+    once a second of log time (time, driftPPM, positionErrorMs, ratioAdjustment), the output
+    clock's counters, and the latency at the start and at every change (time, latencyMs);
+    times are seconds since t0. --json also prints it on standard error.
+
+    A malformed log is refused with 65 naming FILE:LINE (the raw file itself when it holds
+    bytes after the last row's buffer). Output goes to a temporary file beside OUTPUT and is
+    renamed into place only when complete.
+
+    \(resamplers)
     """
 }

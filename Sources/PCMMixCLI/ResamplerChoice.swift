@@ -43,6 +43,27 @@ public enum ResamplerChoice: Equatable, Sendable {
         + " is outside (use --resampler builtin)")
   }
 
+  /// How `--resampler` spells this choice (`builtin:balanced`, `src-best`, …).
+  public var spelling: String {
+    switch self {
+    case .builtin(let name): "builtin:\(name)"
+    case .libsamplerate(let converter): converter.cliName
+    }
+  }
+
+  /// A factory whose resamplers can be steered, as drift correction in a
+  /// ``ClockedCapturePipeline`` needs: the built-in ``VariableRatioResampler`` at the preset (with
+  /// the AVX2 + FMA kernels where this CPU has them), or libsamplerate's converter.
+  public var steerableFactory: ResamplerFactory {
+    switch self {
+    case .builtin(let name):
+      let quality = ResamplerQuality.presets.first { $0.name == name }?.quality ?? .balanced
+      return VariableRatioResampler.factory(quality, kernel: Accelerated.kernel)
+    case .libsamplerate(let converter):
+      return SampleRateResampler.factory(converter)
+    }
+  }
+
   /// The factory the source chains use.
   public var factory: ResamplerFactory {
     switch self {

@@ -18,6 +18,8 @@ public func runCLI(_ args: ArraySlice<String>, console: Console = .standard) -> 
       try mix(options, console: console)
     case .demo(let output):
       try demo(output: output, console: console)
+    case .replay(let options):
+      try replay(options, console: console)
     }
     return 0
   } catch {

@@ -1,0 +1,461 @@
+import PCMMix
+
+/// `pcm-mix replay`: capture logs through a ``ClockedCapturePipeline`` as the capture delivered
+/// them (see `pcm-mix help replay` for the rules), into a WAV file on the host timeline.
+///
+/// Each log is read three times, row by row: to check it (and find t0), to find where the
+/// output ends, and to replay it. The raw files are read once, one buffer at a time, so memory
+/// does not grow with the length of the logs.
+func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
+  let rate = _Replay.outputRate
+  var logs: [_SourceLog] = []
+  defer { for log in logs { log.close() } }
+  for (side, log) in [(ClockedCapturePipeline.Side.app, options.app), (.mic, options.mic)] {
+    guard let log else { continue }
+    logs.append(try _SourceLog.open(side, log))
+  }
+  for i in logs.indices { try logs[i].scan() }
+  for log in logs {
+    for (inputRate, line) in log.rates.sorted(by: { $0.value < $1.value }) {
+      try options.resampler.check(
+        inputRate: inputRate, outputRate: rate, path: "\(log.csv.path):\(line)")
+    }
+  }
+
+  // t0: the earliest stamp of either log, as it was written.
+  let origin = logs.compactMap(\.earliest).min() ?? MediaTime(value: 0, timescale: 1_000_000_000)
+  let t0 = origin.seconds
+  var endSeconds = 0.0
+  var endRow: (path: String, line: Int)?
+  for i in logs.indices {
+    try logs[i].rewind()
+    while let d = try logs[i].nextDelivery(t0: t0) {
+      if d.end > endSeconds { (endSeconds, endRow) = (d.end, (logs[i].csv.path, d.row.line)) }
+    }
+  }
+  if endSeconds > _Replay.maxSeconds, let endRow {
+    throw CLIError(
+      .data, "\(endRow.path):\(endRow.line)",
+      "this buffer ends \(Int(endSeconds)) s after t0 (the earliest stamp); replay writes at most"
+        + " \(Int(_Replay.maxSeconds / 3_600)) hours")
+  }
+  let endFrame = Int((endSeconds * Double(rate)).rounded())
+
+  let inputs = [options.app?.raw, options.app?.csv, options.mic?.raw, options.mic?.csv]
+    .compactMap { $0 }
+  let output = try OutputFile.create(options.output, inputs: inputs)
+  var reportFile: OutputFile?
+  do throws(CLIError) {
+    if let report = options.report {
+      reportFile = try OutputFile.create(report, inputs: inputs + [options.output])
+    }
+  } catch {
+    output.discard()
+    throw error
+  }
+  let report: String
+  do throws(CLIError) {
+    var sink = try WriterSink.open(output, rate: rate, channels: 2, type: options.sampleType)
+    var session = try _Replay(options: options, logs: logs, origin: origin, endFrame: endFrame)
+    var progress = Progress(console, "replaying", total: endFrame)
+    // Cleared on failure too, so that an error line starts at the left margin.
+    defer { progress.end() }
+    try session.run(&logs, into: &sink, path: options.output) { progress.update($0) }
+    try sink.finish(options.output)
+    report = session.report(options: options, logs: logs, t0: origin).rendered() + "\n"
+    if let reportFile {
+      var text = report
+      let ok = text.withUTF8 { bytes in
+        var sink = FileDescriptorSink(fileDescriptor: reportFile.fd)
+        do {
+          try sink.write(UnsafeRawBufferPointer(bytes))
+          return true
+        } catch {
+          return false
+        }
+      }
+      if !ok { throw CLIError(.io, reportFile.path, "cannot write the report") }
+    }
+  } catch {
+    output.discard()
+    reportFile?.discard()
+    throw error
+  }
+  // Outside the do: a failed commit has already removed its temporary file.
+  do throws(CLIError) {
+    try output.commit()
+  } catch {
+    reportFile?.discard()
+    throw error
+  }
+  try reportFile?.commit()
+  if options.json { console.err(report) }
+}
+
+/// One source's log in a replay: its CSV and raw file, what a first read found in them, and
+/// where the replay stands.
+struct _SourceLog {
+  let side: ClockedCapturePipeline.Side
+  var csv: _CaptureLogReader
+  var raw: _RawReader
+  /// Found by ``scan()``.
+  var rows = 0
+  var stampedRows = 0
+  var byteCount = 0
+  var largestBuffer = 0
+  var lastLine = 0
+  /// The earliest stamp, as written.
+  var earliest: MediaTime?
+  /// The first row's format.
+  var firstFormat: PCMFormat?
+  /// Every input rate in the log, with the first line that has it.
+  var rates: [Int: Int] = [:]
+  /// Seconds since t0 at which the previous row was delivered.
+  var previousDelivery = 0.0
+  /// The description of the last row's format.
+  var described: (format: PCMFormat, description: StreamDescription)?
+
+  /// Opens both files of `log`: 66 when either is missing or unreadable.
+  static func open(_ side: ClockedCapturePipeline.Side, _ log: ReplayOptions.Log) throws(CLIError)
+    -> _SourceLog
+  {
+    let csv = try _CaptureLogReader.open(log.csv, rates: _Replay.inputRates)
+    do {
+      return _SourceLog(side: side, csv: csv, raw: try _RawReader.open(log.raw))
+    } catch {
+      csv.close()
+      throw error
+    }
+  }
+
+  func close() {
+    csv.close()
+    raw.close()
+  }
+
+  /// Reads the whole CSV, checking every row and that the raw file holds exactly the bytes the
+  /// rows need (when its size is known); notes what ``replay(_:console:)`` needs to know first.
+  mutating func scan() throws(CLIError) {
+    while let row = try csv.next() {
+      rows += 1
+      lastLine = row.line
+      if row.time != nil { stampedRows += 1 }
+      if let t = row.time, earliest.map({ t < $0 }) ?? true { earliest = t }
+      byteCount += row.byteCount
+      if let size = raw.size, byteCount > size {
+        throw short(row, at: byteCount - row.byteCount, size: size)
+      }
+      largestBuffer = max(largestBuffer, row.byteCount)
+      if firstFormat == nil { firstFormat = row.format }
+      if rates[row.format.sampleRate] == nil { rates[row.format.sampleRate] = row.line }
+    }
+    if let size = raw.size, size > byteCount { throw extraBytes(size - byteCount) }
+  }
+
+  /// 65 at `row`: the raw file ends inside its buffer, which starts at byte `offset`.
+  func short(_ row: _LogRow, at offset: Int, size: Int?) -> CLIError {
+    let holds = size.map { "; it holds \($0)" } ?? ""
+    return CLIError(
+      .data, "\(csv.path):\(row.line)",
+      "\(raw.path) ends inside this row's buffer (bytes \(offset) ..< \(offset + row.byteCount)"
+        + "\(holds))")
+  }
+
+  /// 65 at the raw file: `count` bytes (if known) follow the last row's buffer.
+  func extraBytes(_ count: Int?) -> CLIError {
+    let what = count.map { "\($0) byte\($0 == 1 ? "" : "s")" } ?? "bytes"
+    let last = rows == 0 ? "\(csv.path) has no rows" : "the last row is \(csv.path):\(lastLine)"
+    return CLIError(.data, raw.path, "\(what) after the last row's buffer (\(last))")
+  }
+
+  /// Goes back to the first row.
+  mutating func rewind() throws(CLIError) {
+    try csv.rewind()
+    previousDelivery = 0
+  }
+
+  /// The next row with its delivery time and the time its last sample ends, in seconds since
+  /// `t0`: a stamped row ends at its stamp plus its span, an unstamped one its span after the
+  /// previous row's delivery (the first at t0); it is delivered when it ends, but never before
+  /// the previous row of the log.
+  mutating func nextDelivery(t0: Double) throws(CLIError) -> _Delivery? {
+    guard let row = try csv.next() else { return nil }
+    let span = Double(row.frames) / Double(row.format.sampleRate)
+    let end = row.time.map { $0.seconds - t0 + span } ?? previousDelivery + span
+    previousDelivery = max(previousDelivery, end)
+    return _Delivery(row: row, delivery: previousDelivery, end: end)
+  }
+
+  /// Reads `row`'s buffer into the front of `buffer`.
+  mutating func read(_ row: _LogRow, into buffer: UnsafeMutableRawBufferPointer) throws(CLIError)
+    -> UnsafeRawBufferPointer
+  {
+    guard row.byteCount <= buffer.count else {
+      throw CLIError(.data, "\(csv.path):\(row.line)", "the log changed while it was replayed")
+    }
+    let offset = raw.offset
+    let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[..<row.byteCount])
+    guard try raw.read(into: bytes) == row.byteCount else {
+      throw short(row, at: offset, size: raw.size)
+    }
+    return UnsafeRawBufferPointer(bytes)
+  }
+
+  /// Checks that nothing follows the last row's buffer, reading one byte into `scratch`.
+  mutating func checkEnd(_ scratch: UnsafeMutableRawBufferPointer) throws(CLIError) {
+    let offset = raw.offset
+    guard try raw.read(into: UnsafeMutableRawBufferPointer(rebasing: scratch[..<1])) == 0 else {
+      throw extraBytes(raw.size.map { $0 - offset })
+    }
+  }
+
+  /// The stream description of `format` (made once per change of format).
+  mutating func description(_ format: PCMFormat) -> StreamDescription {
+    if let described, described.format == format { return described.description }
+    let d = StreamDescription(format)
+    described = (format, d)
+    return d
+  }
+}
+
+/// A row of a log with when it is delivered and when its last sample ends (seconds since t0).
+struct _Delivery {
+  var row: _LogRow
+  var delivery: Double
+  var end: Double
+}
+
+/// The pipeline, the output position and the record of one replay.
+struct _Replay {
+  /// The output rate.
+  static let outputRate = 48_000
+  /// The input rates a log may use: the pipeline's (set explicitly, so both agree).
+  static let inputRates = 1_000...PCMFormat.maxSampleRate
+  /// The longest output replay writes.
+  static let maxSeconds = 24.0 * 3_600
+
+  var pipeline: ClockedCapturePipeline
+  let pullMilliseconds: Int
+  let pullFrames: Int
+  let endFrame: Int
+  /// Seconds of log time after which pulling stops even if the output is short (then padded).
+  let giveUp: Double
+  /// Output frames written.
+  var written = 0
+  var record = _ReplayRecord()
+
+  init(options: ReplayOptions, logs: [_SourceLog], origin: MediaTime, endFrame: Int)
+    throws(CLIError)
+  {
+    var c = ClockedCapturePipeline.Configuration(resampler: options.resampler.steerableFactory)
+    c.outputRate = Self.outputRate
+    c.inputRates = Self.inputRates
+    c.origin = origin
+    c.policy = options.policy
+    c.appGainDB = options.appGainDB
+    c.micGainDB = options.micGainDB
+    c.driftCorrection = options.drift
+    if let ms = options.latencyMilliseconds { c.latency = .fixed(seconds: ms / 1000) }
+    // Resamplers for the rates the logs use, made up front as a live capture prepares its own.
+    c.preparedRates = Set(logs.flatMap(\.rates.keys)).sorted()
+    let app = logs.first { $0.side == .app }
+    let mic = logs.first { $0.side == .mic }
+    do {
+      pipeline = try ClockedCapturePipeline(
+        c, app: app?.firstFormat.map(StreamDescription.init),
+        mic: mic?.firstFormat.map(StreamDescription.init))
+    } catch {
+      let log = app ?? mic!
+      throw CLIError(.data, log.csv.path, error.description)
+    }
+    // A source without a log is not part of the capture: the other plays alone.
+    if app == nil { pipeline.setEnabled(.app, false) }
+    if mic == nil { pipeline.setEnabled(.mic, false) }
+    pullMilliseconds = options.pullMilliseconds
+    pullFrames = options.pullMilliseconds * Self.outputRate / 1000
+    self.endFrame = endFrame
+    let maxLatency: Double
+    switch c.latency {
+    case .fixed(let s): maxLatency = s
+    case .adaptive(_, let most): maxLatency = most
+    }
+    giveUp = Double(endFrame) / Double(Self.outputRate) + 2 * maxLatency + c.startupWait + 5
+  }
+
+  /// Delivers every row at its time, pulls every pull interval, and writes what the pulls give
+  /// at its timeline position until the output holds ``endFrame`` frames.
+  mutating func run(
+    _ logs: inout [_SourceLog], into sink: inout WriterSink, path: String,
+    progress: (Int) -> Void
+  ) throws(CLIError) {
+    let t0 = pipeline.configuration.origin?.seconds ?? 0
+    for i in logs.indices { try logs[i].rewind() }
+    var next: [_Delivery?] = []
+    for i in logs.indices { next.append(try logs[i].nextDelivery(t0: t0)) }
+    let largest = max(1, logs.map(\.largestBuffer).max() ?? 1)
+    let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: largest, alignment: 16)
+    defer { bytes.deallocate() }
+    var block = [Float](repeating: 0, count: pullFrames * 2)
+    var finished = false
+    var pull = 0
+    var nextSample = 1_000
+    while true {
+      let nowMs = (pull + 1) * pullMilliseconds
+      let now = Double(nowMs) / 1000
+      // Every row delivered by now, earliest first (the app first on a tie).
+      while let i = Self.earliest(next), next[i]!.delivery <= now {
+        let row = next[i]!.row
+        let data = try logs[i].read(row, into: bytes)
+        do {
+          try pipeline.append(
+            logs[i].side, data, description: logs[i].description(row.format), time: row.time)
+        } catch {
+          throw CLIError(.data, "\(logs[i].csv.path):\(row.line)", error.description)
+        }
+        next[i] = try logs[i].nextDelivery(t0: t0)
+        if next[i] == nil { try logs[i].checkEnd(bytes) }
+      }
+      if !finished && next.allSatisfy({ $0 == nil }) {
+        for log in logs { pipeline.finish(log.side) }
+        finished = true
+      }
+      let status = block.withUnsafeMutableBufferPointer { pipeline.pull(into: $0) }
+      if let position = status.position {
+        block.withUnsafeBufferPointer { place($0, at: position, into: &sink) }
+        try sink.check(path)
+      }
+      record.noteLatency(pipeline.clockStatistics, time: now, rate: Self.outputRate)
+      if nowMs >= nextSample {
+        for log in logs {
+          record.sampleDrift(log.side == .app ? 0 : 1, pipeline.statistics(log.side), time: now)
+        }
+        nextSample += 1_000
+      }
+      progress(written)
+      pull += 1
+      if finished && written >= endFrame { break }
+      if finished && now > giveUp {
+        record.paddedFrames = endFrame - written
+        writeSilence(endFrame - written, into: &sink)
+        try sink.check(path)
+        break
+      }
+    }
+  }
+
+  /// The index of the row delivered first (the app's on a tie), or `nil` when none is left.
+  static func earliest(_ next: [_Delivery?]) -> Int? {
+    var best: Int?
+    for (i, d) in next.enumerated() {
+      guard let d else { continue }
+      if let b = best, next[b]!.delivery <= d.delivery { continue }
+      best = i
+    }
+    return best
+  }
+
+  /// Writes a pulled block that starts at timeline frame `position`: what lies before the
+  /// output's end so far or past ``endFrame`` is dropped; a jump ahead is filled with silence.
+  mutating func place(
+    _ block: UnsafeBufferPointer<Float>, at position: Int, into sink: inout WriterSink
+  ) {
+    let frames = block.count / 2
+    let first = max(position, written)
+    let last = min(position + frames, endFrame)
+    if first > written {
+      let gap = min(first, endFrame) - written
+      record.filledFrames += gap
+      writeSilence(gap, into: &sink)
+    }
+    guard last > first else { return }
+    sink.append(
+      UnsafeBufferPointer(rebasing: block[((first - position) * 2)..<((last - position) * 2)]))
+    written = last
+  }
+
+  /// Appends `frames` frames of silence.
+  mutating func writeSilence(_ frames: Int, into sink: inout WriterSink) {
+    guard frames > 0 else { return }
+    let zeros = [Float](repeating: 0, count: 2 * min(frames, 4_800))
+    var left = frames
+    zeros.withUnsafeBufferPointer { z in
+      while left > 0 {
+        let n = min(left, z.count / 2)
+        sink.append(UnsafeBufferPointer(rebasing: z[..<(n * 2)]))
+        left -= n
+      }
+    }
+    written += frames
+  }
+
+  /// The JSON report (see `pcm-mix help replay`).
+  func report(options: ReplayOptions, logs: [_SourceLog], t0: MediaTime) -> _JSON {
+    func source(_ side: ClockedCapturePipeline.Side) -> _JSON {
+      guard let log = logs.first(where: { $0.side == side }) else { return .null }
+      let samples = record.drift[side == .app ? 0 : 1].map { s -> _JSON in
+        .object([
+          ("time", .double(s.time)), ("driftPPM", .double(s.driftPPM)),
+          ("positionErrorMs", .double(s.positionErrorMs)),
+          ("ratioAdjustment", .double(s.ratioAdjustment)),
+        ])
+      }
+      return .object([
+        ("raw", .string(log.raw.path)), ("log", .string(log.csv.path)), ("rows", .int(log.rows)),
+        ("stampedRows", .int(log.stampedRows)), ("bytes", .int(log.byteCount)),
+        ("statistics", pipeline.statistics(side).json), ("drift", .array(samples)),
+      ])
+    }
+    let latency: _JSON
+    if let ms = options.latencyMilliseconds {
+      latency = .object([("mode", .string("fixed")), ("ms", .double(ms))])
+    } else {
+      latency = .object([("mode", .string("adaptive"))])
+    }
+    let drift: String
+    switch options.drift {
+    case .off: drift = "off"
+    case .timestamps: drift = "timestamps"
+    case .timestampsAndFillLevel: drift = "fill"
+    }
+    return .object([
+      (
+        "t0",
+        .object([
+          ("seconds", .double(t0.seconds)), ("value", .int(Int(t0.value))),
+          ("timescale", .int(Int(t0.timescale))),
+        ])
+      ),
+      ("endFrame", .int(endFrame)),
+      (
+        "output",
+        .object([
+          ("path", .string(options.output)), ("frames", .int(written)),
+          ("sampleRate", .int(Self.outputRate)), ("channels", .int(2)),
+          ("sampleType", .string(options.sampleType.rawValue)),
+          ("filledFrames", .int(record.filledFrames)),
+          ("paddedFrames", .int(record.paddedFrames)),
+        ])
+      ),
+      (
+        "settings",
+        .object([
+          ("pullMs", .int(pullMilliseconds)), ("pullFrames", .int(pullFrames)),
+          ("latency", latency), ("drift", .string(drift)),
+          ("resampler", .string(options.resampler.spelling)),
+          ("policy", .string(options.policy.rawValue)),
+          ("appGainDB", .double(options.appGainDB)), ("micGainDB", .double(options.micGainDB)),
+        ])
+      ),
+      ("app", source(.app)),
+      ("mic", source(.mic)),
+      ("clock", pipeline.clockStatistics.json),
+      (
+        "latency",
+        .array(
+          record.latency.map {
+            .object([("time", .double($0.time)), ("latencyMs", .double($0.ms))])
+          })
+      ),
+    ])
+  }
+}
