@@ -214,7 +214,7 @@ import Testing
     var runner = try Self.runner(a, m)
     var disabled = false
     var enabled = false
-    let r = runner.run(app: a, mic: m, duration: 12) { pipeline, e in
+    let r = runner.run(app: a, mic: m, duration: 12, onEvent: { pipeline, e in
       if !disabled && e.deliveryTime > 3.5 {
         pipeline.setEnabled(.mic, false)
         disabled = true
@@ -223,7 +223,7 @@ import Testing
         pipeline.setEnabled(.mic, true)
         enabled = true
       }
-    }
+    })
     // The mic marker at 4 s fell in the disabled stretch; the others land on time.
     #expect(r.app.missing == 0 && r.app.maxAbsError <= 1)
     #expect(r.mic.errors[1] == nil)
