@@ -69,17 +69,21 @@ public struct CapturePipeline {
 
   /// Configures both chains for the formats the capture will deliver, before the first buffer,
   /// so that no callback allocates (the filter tables are built here rather than in the first
-  /// callback). Either may be `nil` to leave that source to configure itself.
+  /// callback). Either may be `nil` to leave that source to configure itself. `rates` lists
+  /// the other input rates a source may switch to mid-stream (a mic that AirPods move to
+  /// 16 kHz): their resamplers are made now too, so such a switch allocates nothing (see
+  /// ``SourceChain/prepare(for:rates:into:)``).
   public mutating func prepare(
-    app appDescription: StreamDescription?, mic micDescription: StreamDescription?
+    app appDescription: StreamDescription?, mic micDescription: StreamDescription?,
+    rates: [Int] = []
   ) throws(ProbeError) {
     if let appDescription {
       try check(appDescription)
-      try app.prepare(for: appDescription, into: &mixer.app)
+      try app.prepare(for: appDescription, rates: rates, into: &mixer.app)
     }
     if let micDescription {
       try check(micDescription)
-      try mic.prepare(for: micDescription, into: &mixer.mic)
+      try mic.prepare(for: micDescription, rates: rates, into: &mixer.mic)
     }
   }
 

@@ -139,6 +139,7 @@ public struct SourceChain {
   public mutating func prepare<Sink: FrameSink>(
     for description: StreamDescription, rates: [Int], into sink: inout Sink
   ) throws(ProbeError) {
+    guard !rates.isEmpty else { return try prepare(for: description, into: &sink) }
     let format = try FormatProbe.probe(description)
     let channels = min(format.channelCount, 2, outputChannels)
     let wanted = Set(rates.filter { $0 > 0 && $0 <= PCMFormat.maxSampleRate && resamples($0) })

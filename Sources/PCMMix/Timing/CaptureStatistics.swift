@@ -20,6 +20,7 @@ public struct PullStatus: Equatable, Sendable {
     case busy
   }
 
+  /// Where the output clock was: the output is the timeline only while `.running`.
   public var phase: Phase
   /// Timeline frame of the first frame given, while running (frame `k` is host time
   /// `origin + k / outputRate`).

@@ -63,9 +63,10 @@ public struct ClockedCapturePipeline {
   public struct Configuration: Sendable {
     /// Frames per second out (default 48,000).
     public var outputRate = 48_000
-    /// The resampler backend; it must be steerable for drift correction
-    /// (``VariableRatioResampler`` by default, or libsamplerate).
-    public var resampler: ResamplerFactory
+    /// The resampler backend; it must be steerable for drift correction (libsamplerate's is,
+    /// ``VariableRatioResampler``'s is); `nil`, the default, is ``VariableRatioResampler`` at
+    /// `balanced`, whose tables are then designed when the pipeline is made.
+    public var resampler: ResamplerFactory?
     /// How samples are combined.
     public var policy: MixPolicy = .average
     /// App gain in dB.
@@ -104,16 +105,22 @@ public struct ClockedCapturePipeline {
     /// The most frames one pull is worked through at a time (larger pulls take several steps).
     public var pullBlockFrames = 4_800
 
-    /// Creates a configuration; `resampler` defaults to the steerable built-in one at
-    /// `balanced`.
+    /// Creates a configuration with `resampler` (`nil`: the built-in steerable one at
+    /// `balanced`) and the defaults below.
     public init(resampler: ResamplerFactory? = nil) {
-      self.resampler = resampler ?? VariableRatioResampler.factory(.balanced)
+      self.resampler = resampler
+    }
+
+    /// The backend the pipeline uses.
+    var resolvedResampler: ResamplerFactory {
+      resampler ?? VariableRatioResampler.factory(.balanced)
     }
   }
 
   /// What one pull gave.
   public typealias PullStatus = PCMMix.PullStatus
 
+  /// What the pipeline was made with.
   public let configuration: Configuration
   var app: _TimedSource
   var mic: _TimedSource
@@ -132,8 +139,9 @@ public struct ClockedCapturePipeline {
     _ configuration: Configuration = Configuration(), app appFormat: StreamDescription? = nil,
     mic micFormat: StreamDescription? = nil
   ) throws(ProbeError) {
-    self.configuration = configuration
-    let c = configuration
+    var c = configuration
+    c.resampler = configuration.resolvedResampler
+    self.configuration = c
     let maxLatency: Double
     switch c.latency {
     case .fixed(let s): maxLatency = s

@@ -37,7 +37,7 @@ struct _TimedSource {
   ) throws(ProbeError) {
     outputRate = c.outputRate
     chain = SourceChain(
-      outputRate: c.outputRate, outputChannels: 2, resampler: c.resampler,
+      outputRate: c.outputRate, outputChannels: 2, resampler: c.resolvedResampler,
       resamplesEqualRates: c.driftCorrection != .off)
     clock = _SourceClock(
       .init(

@@ -24,6 +24,11 @@ import CPCMMixAtomics
 /// Works from iOS 15 / macOS 12: the hand-off uses plain atomic loads and stores (a header of
 /// compiler builtins), not `Synchronization`. ``statistics`` may be read from any thread.
 ///
+/// A capture with one source only (no mic) should disable the other side
+/// (`setEnabled(.mic, false)`): a side that is enabled but never delivers makes the output wait
+/// ``ClockedCapturePipeline/Configuration/startupWait`` for it at the start, and with the
+/// `average` policy the lone source plays at half level, as next to a silent one.
+///
 /// - Note: Each source's `append` must come from one thread at a time (as each capture callback
 ///   does), and `pull` from one thread at a time; a second thread that calls in while another is
 ///   inside gets ``CaptureError/concurrentCall`` (append) or silence with phase
@@ -34,8 +39,11 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
 
   /// Counters of the whole pipeline, as of the last pull.
   public struct Statistics: Equatable, Sendable {
+    /// The app source's counters (see ``CaptureSourceStatistics``).
     public var app = CaptureSourceStatistics()
+    /// The mic source's counters.
     public var mic = CaptureSourceStatistics()
+    /// The output clock's counters.
     public var clock = CaptureClockStatistics()
     /// Buffers the app's callback could not hand over (the ring was full: no pull for a while).
     public var appHandoffDrops = 0
