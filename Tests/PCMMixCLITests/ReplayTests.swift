@@ -10,21 +10,8 @@ import Testing
   static let hostOffset = 1_000.0
   static let rate = 48_000.0
 
-  static func app(_ markers: [Double]) -> SimulatedSource {
-    var s = SimulatedSource(rate: 44_100, channels: 2, encoding: .s16be)
-    s.markers = markers
-    s.markerFrequency = 1_000
-    s.seed = 1
-    return s
-  }
-
-  static func mic(_ markers: [Double]) -> SimulatedSource {
-    var s = SimulatedSource(rate: 32_000, channels: 1, encoding: .s16le)
-    s.markers = markers
-    s.markerFrequency = 2_500
-    s.seed = 2
-    return s
-  }
+  static func app(_ markers: [Double]) -> SimulatedSource { .replayKitApp(markers: markers) }
+  static func mic(_ markers: [Double]) -> SimulatedSource { .replayKitMic(markers: markers) }
 
   /// A scene's logs on disk and what they hold.
   struct Logs {

@@ -484,3 +484,25 @@ private struct SourceStream: Sendable {
     }
   }
 }
+
+extension SimulatedSource {
+  /// ReplayKit's app audio as many devices deliver it: 44.1 kHz stereo big-endian int16 in
+  /// 1,024-frame buffers, its markers 1 kHz bursts at `markers` (host seconds).
+  public static func replayKitApp(markers: [Double]) -> SimulatedSource {
+    var s = SimulatedSource(rate: 44_100, channels: 2, encoding: .s16be)
+    s.markers = markers
+    s.markerFrequency = 1_000
+    s.seed = 1
+    return s
+  }
+
+  /// ReplayKit's mic audio on a device that captures at 32 kHz: mono little-endian int16 in
+  /// 1,024-frame buffers, its markers 2.5 kHz bursts at `markers`.
+  public static func replayKitMic(markers: [Double]) -> SimulatedSource {
+    var s = SimulatedSource(rate: 32_000, channels: 1, encoding: .s16le)
+    s.markers = markers
+    s.markerFrequency = 2_500
+    s.seed = 2
+    return s
+  }
+}

@@ -7,21 +7,8 @@ import Testing
 /// pulled output (host time of frame k is k / 48,000), and that a strict 10 ms pull never finds
 /// audio that arrived too late.
 @Suite struct CaptureTimingSceneTests {
-  static func app(_ markers: [Double]) -> SimulatedSource {
-    var s = SimulatedSource(rate: 44_100, channels: 2, encoding: .s16be)
-    s.markers = markers
-    s.markerFrequency = 1_000
-    s.seed = 1
-    return s
-  }
-
-  static func mic(_ markers: [Double]) -> SimulatedSource {
-    var s = SimulatedSource(rate: 32_000, channels: 1, encoding: .s16le)
-    s.markers = markers
-    s.markerFrequency = 2_500
-    s.seed = 2
-    return s
-  }
+  static func app(_ markers: [Double]) -> SimulatedSource { .replayKitApp(markers: markers) }
+  static func mic(_ markers: [Double]) -> SimulatedSource { .replayKitMic(markers: markers) }
 
   /// Markers every `every` seconds from `first`, app and mic interleaved.
   static func markers(from first: Double, to last: Double, every: Double) -> [Double] {
@@ -214,16 +201,18 @@ import Testing
     var runner = try Self.runner(a, m)
     var disabled = false
     var enabled = false
-    let r = runner.run(app: a, mic: m, duration: 12, onEvent: { pipeline, e in
-      if !disabled && e.deliveryTime > 3.5 {
-        pipeline.setEnabled(.mic, false)
-        disabled = true
-      }
-      if !enabled && e.deliveryTime > 5.5 {
-        pipeline.setEnabled(.mic, true)
-        enabled = true
-      }
-    })
+    let r = runner.run(
+      app: a, mic: m, duration: 12,
+      onEvent: { pipeline, e in
+        if !disabled && e.deliveryTime > 3.5 {
+          pipeline.setEnabled(.mic, false)
+          disabled = true
+        }
+        if !enabled && e.deliveryTime > 5.5 {
+          pipeline.setEnabled(.mic, true)
+          enabled = true
+        }
+      })
     // The mic marker at 4 s fell in the disabled stretch; the others land on time.
     #expect(r.app.missing == 0 && r.app.maxAbsError <= 1)
     #expect(r.mic.errors[1] == nil)

@@ -25,7 +25,8 @@ enum TimingScenes {
     drift(minutes: minutes, report: report)
     hour(minutes: 3 * minutes, report: report)
     cost(seconds: max(4, 60 * options.scale), report: report, allocCounterWorks: allocCounterWorks)
-    rateSwitch(seconds: max(4, 60 * options.scale), report: report, allocCounterWorks: allocCounterWorks)
+    rateSwitch(
+      seconds: max(4, 60 * options.scale), report: report, allocCounterWorks: allocCounterWorks)
   }
 
   // MARK: - Scenes
@@ -178,7 +179,8 @@ enum TimingScenes {
     ])
     table.start(
       "Hour: \(fixed(minutes, 1)) minutes, mic +300 ppm, app -20 ppm, 1,024-frame buffers with "
-        + "3 ms delivery jitter, defaults (stamps, drift correction, adaptive latency), 10 ms pulls")
+        + "3 ms delivery jitter, defaults (stamps, drift correction, adaptive latency), 10 ms pulls"
+    )
     table.row([
       name, "\(both.errors.count)", fixed(both.p50AbsError, 4), fixed(both.maxAbsError, 4),
       "\(r.lateEvents)", "\(r.clock.latencyRaises)", fixed(Double(r.clock.latencyFrames) / 48, 1),
@@ -299,7 +301,9 @@ enum TimingScenes {
         check &+= status.appSilentFrames &+ Int(out[959])
         nextPull += 0.01
       }
-      let time = e.time.map { MediaTime(value: $0.value + 86_400 * Int64($0.timescale), timescale: $0.timescale) }
+      let time = e.time.map {
+        MediaTime(value: $0.value + 86_400 * Int64($0.timescale), timescale: $0.timescale)
+      }
       e.bytes.withUnsafeBytes { bytes in
         let t0 = nowNS()
         if today != nil {
@@ -334,7 +338,9 @@ enum TimingScenes {
     let (app, _) = sources(seconds: seconds, micPPM: 0)
     var mic = SimulatedSource(rate: 48_000, channels: 1, encoding: .s16le)
     mic.tone = (frequency: 440, amplitude: 0.3)
-    mic.rateSwitches = stride(from: 1.0, to: seconds, by: 1).map { (at: $0, rate: Int($0) % 2 == 1 ? 16_000 : 48_000) }
+    mic.rateSwitches = stride(from: 1.0, to: seconds, by: 1).map {
+      (at: $0, rate: Int($0) % 2 == 1 ? 16_000 : 48_000)
+    }
     let events = Array(CaptureSimulator(app: app, mic: mic, duration: seconds))
     var pipeline = try! ClockedCapturePipeline(
       .init(resampler: defaultResampler), app: app.streamDescription(rate: app.rate),
@@ -354,11 +360,15 @@ enum TimingScenes {
       }
       let switching = e.side == .mic && e.description.sampleRate != lastRate
       if e.side == .mic { lastRate = e.description.sampleRate }
-      let time = e.time.map { MediaTime(value: $0.value + 86_400 * Int64($0.timescale), timescale: $0.timescale) }
+      let time = e.time.map {
+        MediaTime(value: $0.value + 86_400 * Int64($0.timescale), timescale: $0.timescale)
+      }
       let a0 = AllocCounting.events
       AllocCounting.setEnabled(true)
       let t0 = nowNS()
-      e.bytes.withUnsafeBytes { try? pipeline.append(e.side, $0, description: e.description, time: time) }
+      e.bytes.withUnsafeBytes {
+        try? pipeline.append(e.side, $0, description: e.description, time: time)
+      }
       let t = nowNS() - t0
       AllocCounting.setEnabled(false)
       if switching {

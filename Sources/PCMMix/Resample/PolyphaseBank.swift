@@ -50,28 +50,10 @@ final class _PolyphaseBank: @unchecked Sendable {
   init(
     up l: Int, down m: Int, quality: ResamplerQuality, outputRate: Int, interpolated: Bool = false
   ) {
-    // Frequencies in cycles per input sample.
-    let lower = min(l, m)  // min(inRate, outRate) up to the common factor
-    let scale = Double(lower) / Double(m) / 2  // lower Nyquist / input rate
-    let stop = quality.stopbandEdge
-    let cutoff = (quality.passbandEdge + stop) / 2 * scale
-    let width = (stop - quality.passbandEdge) * scale
-    let raw = KaiserWindow.length(attenuation: quality.attenuation, transitionWidth: width)
-    // Extreme ratios (48 kHz → 10 Hz) would ask for millions of taps: past the cap the
-    // transition widens instead, and rejection falls, but memory and time stay bounded. The cap
-    // never falls below two output periods, so the filter always reaches past the next output
-    // and the streamed length stays exact.
-    let cap = max(Self.maxTaps, 2 * (m / l + 1))
-    let length = max(8, (min(raw, cap) + 7) / 8 * 8)
-    let beta = KaiserWindow.beta(attenuation: quality.attenuation)
-    // Linear phase unless its delay is over the budget (and the design stays small).
-    let linearDelay = Double((length / 2 * l + m - 1) / m) / Double(outputRate)
-    let minimum: Bool
-    switch quality.phase {
-    case .linear: minimum = false
-    case .minimum: minimum = true
-    case .linearWithin(let seconds): minimum = linearDelay > seconds
-    }
+    let design = _FilterDesign(up: l, down: m, quality: quality, outputRate: outputRate)
+    let (cutoff, length, beta, minimum) = (
+      design.cutoff, design.length, design.beta, design.minimumPhase
+    )
     let prototype =
       minimum && _MinimumPhasePrototype.fits(cutoff: cutoff, length: length)
       ? _MinimumPhasePrototype.cached(
@@ -136,19 +118,9 @@ final class _PolyphaseBank: @unchecked Sendable {
   {
     let g = RateRatio.gcd(inputRate, outputRate)
     let (l, m) = (outputRate / g, inputRate / g)
-    let scale = Double(min(l, m)) / Double(m) / 2
-    // Same decision as `init`: minimum phase when linear phase would exceed the budget.
-    let width = (quality.stopbandEdge - quality.passbandEdge) * scale
-    let raw = KaiserWindow.length(attenuation: quality.attenuation, transitionWidth: width)
-    let length = max(8, (min(raw, max(maxTaps, 2 * (m / l + 1))) + 7) / 8 * 8)
-    let linearDelay = Double((length / 2 * l + m - 1) / m) / Double(outputRate)
-    let minimum: Bool
-    switch quality.phase {
-    case .linear: minimum = false
-    case .minimum: minimum = true
-    case .linearWithin(let seconds): minimum = linearDelay > seconds
-    }
-    let key = _InterpolatedKey(quality: quality, scale: scale, minimum: minimum)
+    let design = _FilterDesign(up: l, down: m, quality: quality, outputRate: outputRate)
+    let key = _InterpolatedKey(
+      quality: quality, scale: design.scale, minimum: design.minimumPhase)
     if let bank = interpolatedCache.withLock({ $0[key] }) { return bank }
     let bank = _PolyphaseBank(
       up: l, down: m, quality: quality, outputRate: outputRate, interpolated: true)
@@ -160,6 +132,47 @@ final class _PolyphaseBank: @unchecked Sendable {
   }
 
   private static let interpolatedCache = _Locked<[_InterpolatedKey: _PolyphaseBank]>([:])
+}
+
+/// The filter a rate pair and a quality ask for, before any table is built: shared by the exact
+/// and the interpolated tables, so both make the same decisions.
+struct _FilterDesign {
+  /// The lower Nyquist frequency in cycles per input sample (½ for every upsampling ratio).
+  let scale: Double
+  /// The cutoff, mid-transition, in cycles per input sample.
+  let cutoff: Double
+  /// The linear prototype's length in input samples, a multiple of 8.
+  let length: Int
+  /// The Kaiser window's β.
+  let beta: Double
+  /// Whether the delay budget asks for minimum phase (a design may still fall back to linear
+  /// when the minimum-phase one would be too large).
+  let minimumPhase: Bool
+
+  /// The design for `l : m` (output : input, in lowest terms) at `quality`.
+  init(up l: Int, down m: Int, quality: ResamplerQuality, outputRate: Int) {
+    // Frequencies in cycles per input sample.
+    let lower = min(l, m)  // min(inRate, outRate) up to the common factor
+    scale = Double(lower) / Double(m) / 2  // lower Nyquist / input rate
+    let stop = quality.stopbandEdge
+    cutoff = (quality.passbandEdge + stop) / 2 * scale
+    let width = (stop - quality.passbandEdge) * scale
+    let raw = KaiserWindow.length(attenuation: quality.attenuation, transitionWidth: width)
+    // Extreme ratios (48 kHz → 10 Hz) would ask for millions of taps: past the cap the
+    // transition widens instead, and rejection falls, but memory and time stay bounded. The cap
+    // never falls below two output periods, so the filter always reaches past the next output
+    // and the streamed length stays exact.
+    let cap = max(_PolyphaseBank.maxTaps, 2 * (m / l + 1))
+    length = max(8, (min(raw, cap) + 7) / 8 * 8)
+    beta = KaiserWindow.beta(attenuation: quality.attenuation)
+    // Linear phase unless its delay is over the budget.
+    let linearDelay = Double((length / 2 * l + m - 1) / m) / Double(outputRate)
+    switch quality.phase {
+    case .linear: minimumPhase = false
+    case .minimum: minimumPhase = true
+    case .linearWithin(let seconds): minimumPhase = linearDelay > seconds
+    }
+  }
 }
 
 /// What an interpolated table depends on (see ``_PolyphaseBank/interpolated(inputRate:outputRate:quality:)``).

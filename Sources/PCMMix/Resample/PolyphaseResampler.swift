@@ -52,7 +52,7 @@ public struct PolyphaseResampler: Resampler {
     /// The row blended between `h0` and `h1` by `t` dotted with `x` (``VariableRatioResampler``).
     public typealias LerpDot =
       @convention(c) (UnsafePointer<Float>, UnsafePointer<Float>, Float, UnsafePointer<Float>, Int)
-        -> Float
+      -> Float
     /// The row blended between `h0` and `h1` by `t` dotted with `a` and `b`, into `out[0]`,
     /// `out[1]`.
     public typealias LerpDot2 =
@@ -350,11 +350,7 @@ public struct PolyphaseResampler: Resampler {
         // dropped lanes read there is finite.
         let keep = min(position, count)
         if keep > 0 {
-          for c in 0..<channels {
-            let plane = base + c * stride
-            plane.update(from: plane + keep, count: count - keep)
-            (plane + count - keep).update(repeating: 0, count: keep)
-          }
+          _slidePlanes(base, stride: stride, channels: channels, count: count, by: keep)
           count -= keep
           position -= keep
           group.start -= keep
@@ -368,20 +364,9 @@ public struct PolyphaseResampler: Resampler {
           if position > count { continue }
         }
         let n = min(capacity - count, frames - consumed)
-        if let input {
-          // A non-finite sample is taken as silence: inside a group it would meet the zero
-          // coefficients of outputs whose windows do not reach it, and 0 × ∞ is NaN.
-          let src = input + consumed * channels
-          for c in 0..<channels {
-            let plane = base + c * stride + count
-            for i in 0..<n {
-              let x = src[i * channels + c]
-              plane[i] = x.isFinite ? x : 0
-            }
-          }
-        } else {
-          for c in 0..<channels { (base + c * stride + count).update(repeating: 0, count: n) }
-        }
+        _fillPlanes(
+          base, stride: stride, channels: channels, at: count,
+          from: input.map { $0 + consumed * channels }, frames: n)
         count += n
         consumed += n
       }

@@ -213,28 +213,15 @@ public struct VariableRatioResampler: Resampler {
         // Slide what the next window needs to the front of the planes, then take more input.
         let keep = min(position, count)
         if keep > 0 {
-          for c in 0..<channels {
-            let plane = base + c * capacity
-            plane.update(from: plane + keep, count: count - keep)
-          }
+          _slidePlanes(base, stride: capacity, channels: channels, count: count, by: keep)
           count -= keep
           position -= keep
           origin += keep
         }
         let n = min(frames - consumed, capacity - count)
-        if let input {
-          // Non-finite input is taken as silence, as in the exact resampler.
-          let src = input + consumed * channels
-          for c in 0..<channels {
-            let plane = base + c * capacity + count
-            for i in 0..<n {
-              let x = src[i * channels + c]
-              plane[i] = x.isFinite ? x : 0
-            }
-          }
-        } else {
-          for c in 0..<channels { (base + c * capacity + count).update(repeating: 0, count: n) }
-        }
+        _fillPlanes(
+          base, stride: capacity, channels: channels, at: count,
+          from: input.map { $0 + consumed * channels }, frames: n)
         count += n
         consumed += n
       }
@@ -295,7 +282,9 @@ struct _VariableContext {
         lerpDot2(h0, h1, Float(t), x, x + stride, taps, out + c)
         c += 2
       }
-      if c < channels { out[c] = lerpDot(h0, h1, Float(t), UnsafePointer(window + c * stride), taps) }
+      if c < channels {
+        out[c] = lerpDot(h0, h1, Float(t), UnsafePointer(window + c * stride), taps)
+      }
       return
     }
     _blend(h0, h1, Float(t), into: row, taps)
