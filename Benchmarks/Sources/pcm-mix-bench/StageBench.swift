@@ -7,7 +7,9 @@ enum StageBench {
 
   static func run(_ options: Options, report: Report) {
     let names =
-      ["decode", "upmix"] + BuiltinPresets.all.map { "resample builtin-\($0.name)" } + ["mix"]
+      ["decode", "upmix"] + BuiltinPresets.all.map { "resample builtin-\($0.name)" } + [
+        "encode", "mix",
+      ]
     guard report.wants(section: section, rows: names) else { return }
     let batches = max(20, Int(2_000 * options.scale))
     let table = Table(columns: [
@@ -83,6 +85,21 @@ enum StageBench {
       show(
         "resample builtin-\(name)", "resample 44.1 -> 48 kHz stereo, 441 frames, \(name)",
         frames: 480, ns)
+      input.deallocate()
+      out.deallocate()
+    }
+
+    if report.wants(section: section, row: "encode") {
+      // The mixer's last step: 480 stereo frames of Float32 to int16.
+      let input = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
+      for i in 0..<960 { input[i] = Float(rng.nextSigned()) * 0.9 }
+      let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
+      out.initialize(repeating: 0)
+      let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
+        Encoder.encode(UnsafeBufferPointer(input), into: out)
+        blackHole(out[959])
+      }
+      show("encode", "encode 480 frames stereo Float32 -> int16", frames: 480, ns)
       input.deallocate()
       out.deallocate()
     }

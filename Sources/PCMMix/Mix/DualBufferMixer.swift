@@ -115,8 +115,7 @@ public struct DualBufferMixer {
     let ch = configuration.channelCount
     let room = output.count / ch
     return _mix(room) { offset, block, frames in
-      let dst = output.baseAddress! + offset * ch
-      for i in 0..<(frames * ch) { dst[i] = Encoder.int16(block[i]) }
+      Encoder.int16(block, count: frames * ch, into: output.baseAddress! + offset * ch)
     }
   }
 

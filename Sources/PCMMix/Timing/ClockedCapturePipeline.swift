@@ -207,8 +207,7 @@ public struct ClockedCapturePipeline {
   /// - Complexity: O(frames); no allocation.
   public mutating func pull(into output: UnsafeMutableBufferPointer<Int16>) -> PullStatus {
     pull(frames: output.count / 2) { offset, block, n in
-      let dst = output.baseAddress! + offset * 2
-      for i in 0..<(n * 2) { dst[i] = Encoder.int16(block[i]) }
+      Encoder.int16(block, count: n * 2, into: output.baseAddress! + offset * 2)
     }
   }
 
