@@ -47,13 +47,13 @@ public struct SceneRunner {
 
   /// Runs the scene to its end and measures the markers of `app` and `mic` (their
   /// `markerFrequency` and `markerDuration`), searching `searchRadius` frames around each.
-  /// `onBlock` sees every pulled block with its timeline position (nil while starting or
-  /// holding); `stamp` may withhold an event's stamp (return `nil`) or change it.
+  /// `onBlock` sees every pulled block with its status (its timeline position is nil while
+  /// starting or holding); `stamp` may withhold an event's stamp (return `nil`) or change it.
   public mutating func run(
     app: SimulatedSource?, mic: SimulatedSource?, duration: Double, searchRadius: Int = 480,
     stamp: (CaptureEvent, MediaTime?) -> MediaTime? = { $1 },
     onEvent: (inout ClockedCapturePipeline, CaptureEvent) -> Void = { _, _ in },
-    onBlock: (Int?, UnsafeBufferPointer<Float>) -> Void = { _, _ in }
+    onBlock: (PullStatus, UnsafeBufferPointer<Float>) -> Void = { _, _ in }
   ) -> Result {
     var events = CaptureSimulator(app: app, mic: mic, duration: duration)
     var pending = events.next()
@@ -80,7 +80,7 @@ public struct SceneRunner {
       }
       let status = block.withUnsafeMutableBufferPointer { pipeline.pull(into: $0) }
       block.withUnsafeBufferPointer { b in
-        onBlock(status.position, b)
+        onBlock(status, b)
         if let p = status.position {
           appTracker.add(b, at: p)
           micTracker.add(b, at: p)

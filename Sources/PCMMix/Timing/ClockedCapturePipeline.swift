@@ -69,6 +69,12 @@ public struct ClockedCapturePipeline {
     public var resampler: ResamplerFactory?
     /// How samples are combined.
     public var policy: MixPolicy = .average
+    /// The length of every fade, in seconds (default 10 ms; 0 turns fades off and gives the
+    /// output of a pipeline without them, bit for bit). A source fades in, raised cosine, where
+    /// it starts or comes back (after a gap, a stall, a resync, a format switch, being enabled)
+    /// and fades out over the last audio that arrived before it stops, stalls, switches format
+    /// or is disabled; a gain change ramps over the same time.
+    public var fadeSeconds = 0.010
     /// App gain in dB.
     public var appGainDB = 0.0
     /// Mic gain in dB.
@@ -129,6 +135,8 @@ public struct ClockedCapturePipeline {
   var originSeconds: Double?
   var scratchA: [Float]
   var scratchB: [Float]
+  /// The mix's scale: ½ for two sources under `average`, 1 otherwise, ramped when it changes.
+  var mixScale = _Ramp(1)
 
   /// Creates a pipeline and prepares it for the formats the capture will deliver (either may be
   /// `nil`): every prepared rate's resampler is made now, so no callback builds a filter.
@@ -155,6 +163,7 @@ public struct ClockedCapturePipeline {
     originSeconds = c.origin?.seconds
     scratchA = [Float](repeating: 0, count: c.pullBlockFrames * 2)
     scratchB = [Float](repeating: 0, count: c.pullBlockFrames * 2)
+    mixScale = _Ramp(c.policy == .average ? 0.5 : 1)
   }
 
   /// Takes one buffer of `side`'s audio, stamped with the host time of its first frame (or
@@ -191,15 +200,16 @@ public struct ClockedCapturePipeline {
     withSource(side) { $0.finish() }
   }
 
-  /// Sets a source's gain in dB, from the next pull on.
+  /// Sets a source's gain in dB, from the next pull on (ramped over the fade time).
   public mutating func setGain(_ side: Side, dB: Double) {
-    withSource(side) { $0.gain = dB == 0 ? 1 : Float(pow(10, dB / 20)) }
+    withSource(side) { $0.gain.set(dB == 0 ? 1 : Float(pow(10, dB / 20)), $0.fade) }
   }
 
-  /// Enables or disables a source; a disabled source's audio is dropped (counted) and the other
-  /// plays alone at its own gain.
+  /// Enables or disables a source from the next pull on (fading it in or out); a disabled
+  /// source's audio is dropped (counted) and the other plays alone at its own gain.
   public mutating func setEnabled(_ side: Side, _ enabled: Bool) {
-    withSource(side) { $0.isEnabled = enabled }
+    let k = clock.position
+    withSource(side) { $0.setEnabled(enabled, at: k) }
   }
 
   /// Fills all of `output` (interleaved stereo int16) with the next interval of the timeline.
@@ -283,9 +293,12 @@ public struct ClockedCapturePipeline {
     var silent = (app: 0, mic: 0)
     var late = (app: 0, mic: 0)
     var done = 0
-    let solo = !(app.isEnabled && mic.isEnabled)
-    let (ga, gb) = (app.gain, mic.gain)
-    let policy = configuration.policy
+    // Both sources play at half level under `average`, one alone at full level; the change
+    // ramps like a fade.
+    let both = app.isEnabled && app.fadeOutTo == nil && mic.isEnabled && mic.fadeOutTo == nil
+    let scale: Float = configuration.policy == .average && both ? 0.5 : 1
+    if scale != mixScale.to { mixScale.set(scale, app.fade) }
+    let saturate = configuration.policy == .saturate
     var a = scratchA
     var b = scratchB
     (scratchA, scratchB) = ([], [])
@@ -300,8 +313,16 @@ public struct ClockedCapturePipeline {
           silent.mic += rb.silent
           late.app = max(late.app, ra.lateness)
           late.mic = max(late.mic, rb.lateness)
-          _mixBlock(pa.baseAddress!, pb.baseAddress!, n * 2, ga, gb, policy: policy, solo: solo)
-          emit(done, pa.baseAddress!, n)
+          let (x, y) = (pa.baseAddress!, pb.baseAddress!)
+          // (a·ga + b·gb)·scale, as the DualBufferMixer computes it, with each factor ramped.
+          app.gain.apply(x, frames: n, app.fade)
+          mic.gain.apply(y, frames: n, mic.fade)
+          for i in 0..<(n * 2) { x[i] += y[i] }
+          mixScale.apply(x, frames: n, app.fade)
+          if saturate {
+            for i in 0..<(n * 2) { x[i] = min(max(x[i], -1), 1) }
+          }
+          emit(done, x, n)
           done += n
         }
       }
@@ -338,20 +359,5 @@ public struct ClockedCapturePipeline {
       }
     }
     scratchA = a
-  }
-}
-
-/// Mixes `count` samples of `b` into `a` by `policy`, at gains `ga` and `gb`: the
-/// ``DualBufferMixer``'s arithmetic (`average` halves the sum unless a source plays alone).
-@inline(__always)
-func _mixBlock(
-  _ a: UnsafeMutablePointer<Float>, _ b: UnsafePointer<Float>, _ count: Int, _ ga: Float,
-  _ gb: Float, policy: MixPolicy, solo: Bool
-) {
-  let saturate = policy == .saturate
-  let half: Float = saturate || solo ? 1 : 0.5
-  for i in 0..<count { a[i] = (a[i] * ga + b[i] * gb) * half }
-  if saturate {
-    for i in 0..<count { a[i] = min(max(a[i], -1), 1) }
   }
 }

@@ -21,6 +21,9 @@ struct _OutputClock {
   let startupWait: Int
   /// Added to what the deliveries need, for scheduling jitter.
   let margin: Int
+  /// Frames of a fade: a source whose newest audio is closer than a pull and this is taken to
+  /// have stopped, so the latency keeps it further away in normal delivery.
+  let fadeFrames: Int
   var isRunning = false
   /// Timeline frame of the next pull's first frame.
   var position = 0
@@ -43,6 +46,7 @@ struct _OutputClock {
     }
     startupWait = Int(c.startupWait * rate)
     margin = c.outputRate / 50
+    fadeFrames = Int((c.fadeSeconds * rate).rounded())
   }
 
   /// Starts the clock when the sources are in (see the type's description); returns whether it
@@ -55,7 +59,7 @@ struct _OutputClock {
     // Of the sources that delivered: one of the longest buffers (its first frame is that old
     // when it arrives), one pull (the pull may come just after it), and the margin.
     let longest = max(a.hasStarted ? a.largestBuffer : 0, b.hasStarted ? b.largestBuffer : 0)
-    let needed = longest + frames + margin
+    let needed = longest + frames + margin + fadeFrames
     latency = isAdaptive ? min(max(needed, minimumLatency), maximumLatency) : minimumLatency
     let newest = max(a.hasStarted ? a.nextPosition : .min, b.hasStarted ? b.nextPosition : .min)
     position = newest - latency

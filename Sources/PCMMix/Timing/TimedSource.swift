@@ -13,8 +13,15 @@ struct _TimedSource {
   var clock: _SourceClock
   var fifo: _TimelineFIFO
   let outputRate: Int
-  var gain: Float
+  /// The gain, ramping over the fade time when it changes.
+  var gain: _Ramp
   var isEnabled = true
+  /// Frames of a fade (0: none), and its raised-cosine shape: `fade[d]`, d in 0 ..< frames.
+  let fade: _FadeShape
+  /// A fade-in that starts at this timeline frame (the source was enabled here).
+  var fadeInFrom: Int?
+  /// Where a disabled source's fade-out ends: its audio from here on is dropped.
+  var fadeOutTo: Int?
   /// The probe's last answer, to skip probing an unchanged description.
   var lastDescription: StreamDescription?
   var lastFormat: PCMFormat?
@@ -45,7 +52,8 @@ struct _TimedSource {
         steers: c.driftCorrection != .off, timeConstant: c.driftTimeConstant,
         maxAdjustment: c.maxRatioAdjustment))
     fifo = _TimelineFIFO(capacity: capacity, channelCount: 2)
-    gain = gainDB == 0 ? 1 : Float(pow(10, gainDB / 20))
+    gain = _Ramp(gainDB == 0 ? 1 : Float(pow(10, gainDB / 20)))
+    fade = _FadeShape(frames: Int((c.fadeSeconds * Double(c.outputRate)).rounded()))
     if let format {
       let rate = format.sampleRate
       guard rate >= Double(c.inputRates.lowerBound), rate <= Double(c.inputRates.upperBound)
@@ -86,6 +94,12 @@ struct _TimedSource {
     let frames = bytes.count / bytesPerFrame
     guard frames > 0 else { return }
     let rate = format.sampleRate
+    if fade.frames > 0, let before = chain.format, before.sampleRate != rate {
+      // A switch of rate: the old run ends here (its tail placed, faded out), the new one starts
+      // a new segment right after it (faded in).
+      finish()
+      fifo.close()
+    }
     let span = Double(frames) * Double(outputRate) / Double(rate)
     largestBuffer = max(largestBuffer, Int(span.rounded(.up)))
     let placement: _SourceClock.Placement
@@ -124,7 +138,28 @@ struct _TimedSource {
   /// belong here and now, not after the gap whenever it comes back. If it goes on without a
   /// gap, its next buffer starts a new run right after the tail.
   mutating func flushIfOverdue(before end: Int) {
-    if hasTail && isEnabled && fifo.nextPosition < end { finish() }
+    guard hasTail && isEnabled && fifo.nextPosition < end + fade.frames else { return }
+    finish()
+    // Taken to have stopped here: what it delivers next starts a new segment, faded in, and
+    // this one ends here, faded out over the audio that did arrive.
+    if fade.frames > 0 { fifo.close() }
+  }
+
+  /// Disables or enables the source at timeline frame `k`: with fades, it fades out from `k`
+  /// (its audio after `k` plus the fade is dropped), or fades in from `k`.
+  mutating func setEnabled(_ enabled: Bool, at k: Int) {
+    guard enabled != isEnabled || (enabled && fadeOutTo != nil) else { return }
+    if fade.frames == 0 {
+      isEnabled = enabled
+      return
+    }
+    if enabled {
+      isEnabled = true
+      fadeOutTo = nil
+      fadeInFrom = k
+    } else {
+      fadeOutTo = k + fade.frames
+    }
   }
 
   /// Copies this source's audio for timeline frames `k ..< k + n` into `dst` (interleaved
@@ -134,6 +169,11 @@ struct _TimedSource {
     -> (silent: Int, lateness: Int)
   {
     dst.update(repeating: 0, count: n * 2)
+    if let end = fadeOutTo, end <= k {
+      // The fade-out after disabling is over: off.
+      isEnabled = false
+      fadeOutTo = nil
+    }
     guard isEnabled else {
       framesDropped += fifo.count
       fifo.removeAll()
@@ -163,7 +203,9 @@ struct _TimedSource {
         break
       }
       let m = min(run, k + n - h)
-      fifo.peek(m, into: dst + (h - k) * 2)
+      let at = dst + (h - k) * 2
+      fifo.peek(m, into: at)
+      if fade.frames > 0 { shape(at, from: h, frames: m) }
       fifo.discard(m)
       taken += m
       framesEmitted += m
@@ -171,6 +213,30 @@ struct _TimedSource {
     }
     framesSilent += n - taken
     return (n - taken, lateness)
+  }
+
+  /// Applies the fades to `frames` frames at `at`, timeline frames `h ..< h + frames` of the
+  /// oldest segment: in from its start (every segment starts after a silence, a gap or a
+  /// splice), out before its end once that is known, in after an enable, out after a disable.
+  func shape(_ at: UnsafeMutablePointer<Float>, from h: Int, frames: Int) {
+    guard let segment = fifo.headSegment else { return }
+    let f = fade.frames
+    let end = min(segment.end ?? .max, fadeOutTo ?? .max)
+    let inStart = max(segment.start, fadeInFrom ?? .min)
+    // Only the frames near a start or an end are touched.
+    let lastIn = inStart + f
+    let firstOut = end == .max ? Int.max : end - f
+    guard h < lastIn || h + frames > firstOut else { return }
+    for j in 0..<frames {
+      let p = h + j
+      var g: Float = 1
+      if p < lastIn { g = fade.value(p - inStart) }
+      if p >= firstOut { g = min(g, p >= end ? 0 : fade.value(end - 1 - p)) }
+      if g < 1 {
+        at[2 * j] *= g
+        at[2 * j + 1] *= g
+      }
+    }
   }
 
   /// Drops (counted) every frame placed before timeline frame `p`.
@@ -242,5 +308,67 @@ struct _TimedSource {
   /// Bytes held: the timeline's frames and the chain.
   var retainedBytes: Int {
     fifo.capacity * fifo.channelCount * 4 + chain.retainedBytes
+  }
+}
+
+/// The shape of a fade: a raised cosine over `frames` frames, `value(d)` for the d-th frame of a
+/// fade-in (the same read backwards from the end for a fade-out), 1 past it.
+struct _FadeShape {
+  let frames: Int
+  let table: [Float]
+
+  init(frames: Int) {
+    self.frames = max(0, frames)
+    table = (0..<self.frames).map { d in
+      Float((1 - cos(Double.pi * (Double(d) + 0.5) / Double(frames))) / 2)
+    }
+  }
+
+  @inline(__always)
+  func value(_ d: Int) -> Float { d < 0 ? 0 : (d >= frames ? 1 : table[d]) }
+}
+
+/// A gain that moves to a new value over a fade's frames (raised cosine) instead of stepping.
+struct _Ramp {
+  private(set) var from: Float
+  private(set) var to: Float
+  /// Frames of the ramp done; the ramp is over at the fade's length.
+  private(set) var done: Int
+
+  init(_ value: Float) {
+    (from, to, done) = (value, value, .max)
+  }
+
+  /// The gain now (at the start of the next block).
+  func current(_ fade: _FadeShape) -> Float {
+    done >= fade.frames ? to : from + (to - from) * fade.value(done)
+  }
+
+  /// Whether it stays one value for the next block.
+  var isSteady: Bool { from == to || done == .max }
+
+  /// Moves toward `value` from where it is now.
+  mutating func set(_ value: Float, _ fade: _FadeShape) {
+    if fade.frames == 0 {
+      (from, to, done) = (value, value, .max)
+    } else {
+      (from, to, done) = (current(fade), value, 0)
+    }
+  }
+
+  /// Multiplies `count` frames of interleaved stereo at `x` by the gain, moving along the ramp.
+  mutating func apply(_ x: UnsafeMutablePointer<Float>, frames count: Int, _ fade: _FadeShape) {
+    if done >= fade.frames {
+      let g = to
+      done = .max
+      for i in 0..<(2 * count) { x[i] *= g }
+      return
+    }
+    for j in 0..<count {
+      let g = done + j >= fade.frames ? to : from + (to - from) * fade.table[done + j]
+      x[2 * j] *= g
+      x[2 * j + 1] *= g
+    }
+    done = min(done + count, fade.frames)
   }
 }

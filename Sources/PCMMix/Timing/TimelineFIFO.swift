@@ -93,6 +93,24 @@ struct _TimelineFIFO: FrameSink {
     return (s.position + (removed - s.index), end - removed)
   }
 
+  /// The oldest segment's bounds on the timeline: where its first frame is (it may have been
+  /// removed), and where it ends once that is known (a later segment exists, or the next append
+  /// starts one: ``jump(to:)`` closed it).
+  var headSegment: (start: Int, end: Int?)? {
+    guard startCount > 0 else { return nil }
+    let s = starts[startHead]
+    if startCount > 1 {
+      return (s.position, s.position + starts[(startHead + 1) % Self.maxSegments].index - s.index)
+    }
+    return (s.position, pendingJump ? s.position + appended - s.index : nil)
+  }
+
+  /// Ends the newest segment where it is: frames appended later start a new one right after it
+  /// (a splice), as after a format switch or when its source is taken to have stopped.
+  mutating func close() {
+    pendingJump = true
+  }
+
   /// The start position of the segment after the oldest, if there is one.
   var nextSegmentPosition: Int? {
     startCount > 1 ? starts[(startHead + 1) % Self.maxSegments].position : nil
