@@ -103,6 +103,42 @@ PCMMIX_TARGET float pcmmix_lerp_dot(const float *h0, const float *h1, float t, c
   return hsum(_mm256_add_ps(s0, s1));
 }
 
+// The scalar rule, for the tail: as Encoder.int16 in Swift.
+static inline short encode_one(float x) {
+  float v = x * 32768.0f;
+  if (v != v) return 0;
+  v = v < -32768.0f ? -32768.0f : (v > 32767.0f ? 32767.0f : v);
+  int t = (int)v;
+  float f = v - (float)t;
+  return (short)(f > 0.5f ? t + 1 : (f < -0.5f ? t - 1 : t));
+}
+
+// Scale, zero the NaNs, clamp, truncate, and step away from zero where more than half a step
+// was cut off (a mask of -1 subtracted adds one). packs then saturates (values are in range) and
+// interleaves the two 128-bit halves, which one permute puts back in order.
+PCMMIX_TARGET void pcmmix_encode_s16(const float *x, long n, short *out) {
+  const __m256 scale = _mm256_set1_ps(32768.0f), lo = _mm256_set1_ps(-32768.0f);
+  const __m256 hi = _mm256_set1_ps(32767.0f), half = _mm256_set1_ps(0.5f);
+  const __m256 mhalf = _mm256_set1_ps(-0.5f);
+  long i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256i r[2];
+    for (int h = 0; h < 2; h++) {
+      __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + i + 8 * h), scale);
+      v = _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q));
+      v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
+      __m256i t = _mm256_cvttps_epi32(v);
+      __m256 f = _mm256_sub_ps(v, _mm256_cvtepi32_ps(t));
+      t = _mm256_sub_epi32(t, _mm256_castps_si256(_mm256_cmp_ps(f, half, _CMP_GT_OQ)));
+      t = _mm256_add_epi32(t, _mm256_castps_si256(_mm256_cmp_ps(f, mhalf, _CMP_LT_OQ)));
+      r[h] = t;
+    }
+    __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi32(r[0], r[1]), 0xD8);
+    _mm256_storeu_si256((__m256i *)(out + i), packed);
+  }
+  for (; i < n; i++) out[i] = encode_one(x[i]);
+}
+
 // Sixteen consecutive outputs at once (see pcmmix_group16 in the header). Each tap m broadcasts one
 // input sample per channel against a row of 16 coefficients, one per output, so no horizontal
 // sums are needed and each row load serves both channels of a pair. Even and odd taps go to
@@ -201,6 +237,17 @@ float pcmmix_dot(const float *h, const float *x, long n) {
 void pcmmix_dot2(const float *h, const float *a, const float *b, long n, float *out) {
   out[0] = pcmmix_dot(h, a, n);
   out[1] = pcmmix_dot(h, b, n);
+}
+
+void pcmmix_encode_s16(const float *x, long n, short *out) {
+  for (long i = 0; i < n; i++) {
+    float v = x[i] * 32768.0f;
+    if (v != v) { out[i] = 0; continue; }
+    v = v < -32768.0f ? -32768.0f : (v > 32767.0f ? 32767.0f : v);
+    int t = (int)v;
+    float f = v - (float)t;
+    out[i] = (short)(f > 0.5f ? t + 1 : (f < -0.5f ? t - 1 : t));
+  }
 }
 
 float pcmmix_lerp_dot(const float *h0, const float *h1, float t, const float *x, long n) {

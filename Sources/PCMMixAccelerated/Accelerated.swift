@@ -27,6 +27,15 @@ public enum Accelerated {
       lerpDot2: { h0, h1, t, a, b, n, out in pcmmix_lerp_dot2(h0, h1, t, a, b, n, out) })
     : nil
 
+  /// Installs the AVX2 int16 encoder for every bulk encode in the process (``Encoder/install(_:)``)
+  /// when this CPU runs it; returns whether it did.
+  @discardableResult
+  public static func installEncoder() -> Bool {
+    guard kernel != nil else { return false }
+    Encoder.install { x, n, out in pcmmix_encode_s16(x, n, out) }
+    return true
+  }
+
   /// A factory for the built-in resampler at `quality`, with the kernels when they run here.
   /// Like `SourceChain.builtin`, it makes the shared minimum-phase design up front.
   public static func factory(_ quality: ResamplerQuality) -> ResamplerFactory {

@@ -170,3 +170,36 @@ import Testing
     #expect(y == AcceleratedTests.run(&b, zeroed))
   }
 }
+
+/// The AVX2 int16 encoder gives the Swift rule's bits on every kind of input.
+@Suite(.serialized) struct AcceleratedEncoderTests {
+  @Test(.enabled(if: Accelerated.kernel != nil, "this CPU has no AVX2 + FMA"))
+  func sameBitsAsTheSwiftRule() {
+    var values: [Float] = [
+      .nan, -.nan, .infinity, -.infinity, 0, -0, .greatestFiniteMagnitude, 1e9, -1e9, 1, -1,
+    ]
+    for n in -32_769...32_768 {
+      for frac: Float in [0, 0.25, 0.5, 0.75] {
+        let x = (Float(n) + frac) / 32768
+        values += [x, x.nextUp, x.nextDown]
+      }
+    }
+    var rng = SplitMix64(seed: 18)
+    for _ in 0..<200_000 { values.append(Float.random(in: -1.3...1.3, using: &rng)) }
+    for _ in 0..<50_000 { values.append(Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))) }
+    #expect(Accelerated.installEncoder())
+    defer { Encoder.install(nil) }
+    var out = [Int16](repeating: 0, count: values.count)
+    // Odd offsets and lengths, so the sixteen-at-a-time loop and its tail both run.
+    for (start, count) in [(0, values.count), (3, values.count - 20), (7, 13)] {
+      values.withUnsafeBufferPointer { v in
+        out.withUnsafeMutableBufferPointer {
+          Encoder.encode(UnsafeBufferPointer(rebasing: v[start..<(start + count)]), into: $0)
+        }
+      }
+      var bad = 0
+      for i in 0..<count where out[i] != Encoder.int16(values[start + i]) { bad += 1 }
+      #expect(bad == 0, "\(bad) samples differ from the Swift rule")
+    }
+  }
+}

@@ -1,4 +1,5 @@
 import PCMMix
+import PCMMixAccelerated
 
 /// Section 2: each stage of the pipeline on one 10 ms block, timed alone.
 enum StageBench {
@@ -8,7 +9,7 @@ enum StageBench {
   static func run(_ options: Options, report: Report) {
     let names =
       ["decode", "upmix"] + BuiltinPresets.all.map { "resample builtin-\($0.name)" } + [
-        "encode", "mix",
+        "encode", "mix", "encode avx2", "mix avx2",
       ]
     guard report.wants(section: section, rows: names) else { return }
     let batches = max(20, Int(2_000 * options.scale))
@@ -89,41 +90,50 @@ enum StageBench {
       out.deallocate()
     }
 
-    if report.wants(section: section, row: "encode") {
-      // The mixer's last step: 480 stereo frames of Float32 to int16.
-      let input = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
-      for i in 0..<960 { input[i] = Float(rng.nextSigned()) * 0.9 }
-      let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
-      out.initialize(repeating: 0)
-      let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
-        Encoder.encode(UnsafeBufferPointer(input), into: out)
-        blackHole(out[959])
+    // The int16 encoding both ways: Swift's loop (what arm64 runs) and the AVX2 kernel.
+    for kernel in [false, true] {
+      if kernel && !Accelerated.installEncoder() { break }
+      defer { Encoder.install(nil) }
+      let suffix = kernel ? " avx2" : ""
+      if report.wants(section: section, row: "encode" + suffix) {
+        // The mixer's last step: 480 stereo frames of Float32 to int16.
+        let input = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
+        for i in 0..<960 { input[i] = Float(rng.nextSigned()) * 0.9 }
+        let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
+        out.initialize(repeating: 0)
+        let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
+          Encoder.encode(UnsafeBufferPointer(input), into: out)
+          blackHole(out[959])
+        }
+        show(
+          "encode" + suffix, "encode 480 frames stereo Float32 -> int16" + suffix, frames: 480, ns)
+        input.deallocate()
+        out.deallocate()
       }
-      show("encode", "encode 480 frames stereo Float32 -> int16", frames: 480, ns)
-      input.deallocate()
-      out.deallocate()
-    }
 
-    if report.wants(section: section, row: "mix") {
-      var mixer = DualBufferMixer()
-      let a = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
-      let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
-      for i in 0..<960 {
-        a[i] = Float(rng.nextSigned()) * 0.5
-        b[i] = Float(rng.nextSigned()) * 0.5
+      if report.wants(section: section, row: "mix" + suffix) {
+        var mixer = DualBufferMixer()
+        let a = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
+        let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
+        for i in 0..<960 {
+          a[i] = Float(rng.nextSigned()) * 0.5
+          b[i] = Float(rng.nextSigned()) * 0.5
+        }
+        let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
+        out.initialize(repeating: 0)
+        let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
+          mixer.app.append(UnsafeBufferPointer(a))
+          mixer.mic.append(UnsafeBufferPointer(b))
+          let n = mixer.mix(into: out)
+          blackHole(n)
+        }
+        show(
+          "mix" + suffix, "mix 480 frames stereo to int16 (2 appends + mix)" + suffix, frames: 480,
+          ns)
+        a.deallocate()
+        b.deallocate()
+        out.deallocate()
       }
-      let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
-      out.initialize(repeating: 0)
-      let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
-        mixer.app.append(UnsafeBufferPointer(a))
-        mixer.mic.append(UnsafeBufferPointer(b))
-        let n = mixer.mix(into: out)
-        blackHole(n)
-      }
-      show("mix", "mix 480 frames stereo to int16 (2 appends + mix)", frames: 480, ns)
-      a.deallocate()
-      b.deallocate()
-      out.deallocate()
     }
   }
 }

@@ -39,6 +39,10 @@ void pcmmix_group16(const float *table, long width, const float *x, long stride,
 void pcmmix_group16x2(const float *table, long width, const float *a, const float *b,
                       float *outa, float *outb);
 
+/// Float32 samples to int16 by PCMMix's rule (x * 32768 rounded to nearest with ties toward
+/// zero, clamped; NaN to 0): the same bits as `Encoder.int16` in Swift, sixteen at a time.
+void pcmmix_encode_s16(const float *x, long n, short *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,3 +1,5 @@
+import CPCMMixAtomics
+
 /// Encodes Float32 working samples for output.
 ///
 /// Int16: `x × 32768` rounded to nearest with ties toward zero, then clamped to
@@ -45,6 +47,10 @@ public enum Encoder {
   public static func int16(
     _ src: UnsafePointer<Float>, count: Int, into dst: UnsafeMutablePointer<Int16>
   ) {
+    if let kernel = _kernel {
+      kernel(src, count, dst)
+      return
+    }
     for i in 0..<count {
       var v = src[i] * 32768
       v = v == v ? v : 0
@@ -56,6 +62,36 @@ public enum Encoder {
       dst[i] = Int16(truncatingIfNeeded: n &+ back)
     }
   }
+
+  /// A bulk int16 encoder from outside the library, giving the same bits as ``int16(_:)``:
+  /// `PCMMixAccelerated` installs an AVX2 one where the CPU has it (Swift cannot use AVX2
+  /// without compiler flags, and its own loop runs at SSE2 width).
+  public typealias Int16Kernel =
+    @convention(c) (UnsafePointer<Float>, Int, UnsafeMutablePointer<Int16>) -> Void
+
+  /// Makes every bulk int16 encode in the process (mixers, WAV writers) use `kernel`, or the
+  /// Swift loop again with `nil`. Set it once, before audio runs: calls already under way may
+  /// still use the previous one.
+  public static func install(_ kernel: Int16Kernel?) {
+    let bits = kernel.map { Int(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0
+    pcmmix_store_release(_kernelWord, bits)
+  }
+
+  /// The installed kernel, if any (one relaxed load).
+  @usableFromInline
+  static var _kernel: Int16Kernel? {
+    let bits = pcmmix_load_relaxed(_kernelWord)
+    guard bits != 0 else { return nil }
+    return unsafeBitCast(UnsafeRawPointer(bitPattern: bits)!, to: Int16Kernel.self)
+  }
+
+  /// Where the kernel's address is kept.
+  @usableFromInline
+  nonisolated(unsafe) static let _kernelWord: UnsafeMutablePointer<Int> = {
+    let word = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+    word.initialize(to: 0)
+    return word
+  }()
 
   /// Writes `input` as little-endian bytes of `type` (`s16` or `f32`) into `output`, returning
   /// the bytes written.
