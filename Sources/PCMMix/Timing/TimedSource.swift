@@ -70,7 +70,7 @@ struct _TimedSource {
   /// What the output clock needs to know of it.
   var state: _SourceState {
     _SourceState(
-      hasStarted: hasStarted, isEnabled: isEnabled, isStamped: clock.isStamped,
+      hasStarted: hasStarted, isEnabled: isEnabled && fadeOutTo == nil, isStamped: clock.isStamped,
       isEmpty: fifo.isEmpty, nextPosition: fifo.nextPosition, largestBuffer: largestBuffer)
   }
 
@@ -149,7 +149,8 @@ struct _TimedSource {
   /// (its audio after `k` plus the fade is dropped), or fades in from `k`.
   mutating func setEnabled(_ enabled: Bool, at k: Int) {
     guard enabled != isEnabled || (enabled && fadeOutTo != nil) else { return }
-    if fade.frames == 0 {
+    if fade.frames == 0 || (!enabled && fifo.isEmpty) {
+      // Nothing to fade (or no fades): at once.
       isEnabled = enabled
       return
     }
