@@ -34,7 +34,7 @@
 ///
 /// Storage is allocated once, at creation; processing allocates nothing (a copy of a limiter
 /// gets its own storage the first time it processes, as arrays do).
-public struct Limiter {
+public struct Limiter: Sendable {
   /// The ceiling, look-ahead and timing of a ``Limiter``.
   ///
   /// Out-of-range values are not errors: ``clamped`` (which the limiter applies) brings each
