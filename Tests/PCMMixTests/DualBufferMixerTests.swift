@@ -196,7 +196,8 @@ import Testing
       let micAlone = min(p.mic, room - both - appAlone)
       let solo = !(app.enabled && mic.enabled)
       let saturate = configuration.policy == .saturate
-      let half: Float = saturate || solo ? 1 : 0.5
+      // `limit` is the plain sum below its ceiling, where these tests' signals stay.
+      let half: Float = configuration.policy != .average || solo ? 1 : 0.5
       let ga = linear(configuration.appGainDB)
       let gm = linear(configuration.micGainDB)
       func finish(_ x: Float) -> Float { saturate ? min(max(x, -1), 1) : x }
@@ -684,7 +685,9 @@ import Testing
       case 1: config.maxLagFrames = config.capacityFrames
       default: config.maxLagFrames = Int.random(in: 0...config.capacityFrames, using: &rng)
       }
-      config.policy = MixPolicy.allCases.randomElement(using: &rng)!
+      // The policies the model mirrors sample for sample (`limit`'s limiter has its own tests,
+      // LimiterTests and LimitPolicyTests; its plans and counters are these ones').
+      config.policy = [MixPolicy.average, .saturate].randomElement(using: &rng)!
       config.appGainDB = [0, 0, -6, 3, 12].randomElement(using: &rng)!
       config.micGainDB = [0, 0, -6, 3, 12].randomElement(using: &rng)!
       var mixer = DualBufferMixer(config)

@@ -95,7 +95,9 @@ import Testing
   /// DESIGN's claim that the float path is bit-exact, independently of the vectors: for every
   /// int16 `a` against each extreme `b` (both ways round), and random pairs, the average mix is C's
   /// truncating `(a + b) / 2` and the saturating mix is `clamp(a + b)`.
-  @Test(arguments: MixPolicy.allCases)
+  // The policies with reference vectors (`limit` limits where these extremes add up past full
+  // scale; LimitPolicyTests check it against `saturate` below its ceiling).
+  @Test(arguments: [MixPolicy.average, .saturate])
   func exhaustiveExtremes(_ policy: MixPolicy) {
     let extremes: [Int16] = [
       .min, .min + 1, .min + 2, -16_385, -16_384, -2, -1, 0, 1, 2, 16_383, 16_384, .max - 1, .max,

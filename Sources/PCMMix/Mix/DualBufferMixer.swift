@@ -29,11 +29,14 @@ public struct DualBufferMixer {
     public var appGainDB: Double
     /// Mic gain in dB.
     public var micGainDB: Double
+    /// The `limit` policy's ceiling in dBFS (default −1).
+    public var ceilingDB: Double
 
     /// Creates a configuration; the defaults suit 48 kHz stereo.
     public init(
       channelCount: Int = 2, capacityFrames: Int = 48_000, maxLagFrames: Int = 4_800,
-      policy: MixPolicy = .average, appGainDB: Double = 0, micGainDB: Double = 0
+      policy: MixPolicy = .average, appGainDB: Double = 0, micGainDB: Double = 0,
+      ceilingDB: Double = -1
     ) {
       precondition(capacityFrames >= 1 && maxLagFrames >= 0 && maxLagFrames <= capacityFrames)
       self.channelCount = channelCount
@@ -42,6 +45,7 @@ public struct DualBufferMixer {
       self.policy = policy
       self.appGainDB = appGainDB
       self.micGainDB = micGainDB
+      self.ceilingDB = ceilingDB
     }
   }
 
@@ -58,6 +62,12 @@ public struct DualBufferMixer {
   static let block = 512
   var scratchA: [Float]
   var scratchB: [Float]
+  /// Clamping or limiting, and the meters. The limiter here has no look-ahead: what a mix call
+  /// emits leaves at once, so it acts on each sample as it comes (see ``Limiter``).
+  var output: _MixOutput
+
+  /// Levels and what the output stage did, as of the last mix call.
+  public var meters: MixMeters { output.meters }
 
   /// Creates a mixer; allocates both FIFOs and its scratch.
   public init(_ configuration: Configuration = Configuration()) {
@@ -69,6 +79,9 @@ public struct DualBufferMixer {
       capacity: configuration.capacityFrames, channelCount: ch, gainDB: configuration.micGainDB)
     scratchA = [Float](repeating: 0, count: Self.block * ch)
     scratchB = [Float](repeating: 0, count: Self.block * ch)
+    output = _MixOutput(
+      policy: configuration.policy, ceilingDB: configuration.ceilingDB, lookaheadFrames: 0,
+      sampleRate: 48_000)
   }
 
   /// Enables or disables a source. Disabling drops (and counts) what it had buffered.
@@ -201,16 +214,20 @@ public struct DualBufferMixer {
     solo: Bool
   ) {
     let count = n * configuration.channelCount
-    let saturate = configuration.policy == .saturate
+    let stereo = configuration.channelCount == 2
     // A source alone while the other is disabled passes at its own gain; one alone because the
     // other stalled is mixed with silence by the policy.
-    let half: Float = saturate || solo ? 1 : 0.5
+    let half: Float = configuration.policy != .average || solo ? 1 : 0.5
     switch mode {
     case 0:
       app.fifo.peek(n, into: pa)
       mic.fifo.peek(n, into: pb)
       app.fifo.discard(n)
       mic.fifo.discard(n)
+      if stereo {
+        output.appMeter.measure(pa, frames: n, channels: 2)
+        output.micMeter.measure(pb, frames: n, channels: 2)
+      }
       let (ga, gb) = (app.gain, mic.gain)
       for i in 0..<count { pa[i] = (pa[i] * ga + pb[i] * gb) * half }
     default:
@@ -219,14 +236,19 @@ public struct DualBufferMixer {
         app.fifo.peek(n, into: pa)
         app.fifo.discard(n)
         g = app.gain
+        if stereo { output.appMeter.measure(pa, frames: n, channels: 2) }
       } else {
         mic.fifo.peek(n, into: pa)
         mic.fifo.discard(n)
         g = mic.gain
+        if stereo { output.micMeter.measure(pa, frames: n, channels: 2) }
       }
       for i in 0..<count { pa[i] = pa[i] * g * half }
     }
-    if saturate {
+    if stereo {
+      output.finish(pa, frames: n)
+    } else if configuration.policy != .average {
+      // Other channel counts (not the capture pipeline's): clamped, unmetered.
       for i in 0..<count { pa[i] = min(max(pa[i], -1), 1) }
     }
   }

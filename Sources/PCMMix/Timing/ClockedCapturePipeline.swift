@@ -67,8 +67,12 @@ public struct ClockedCapturePipeline {
     /// ``VariableRatioResampler``'s is); `nil`, the default, is ``VariableRatioResampler`` at
     /// `balanced`, whose tables are then designed when the pipeline is made.
     public var resampler: ResamplerFactory?
-    /// How samples are combined.
+    /// How samples are combined (`limit` is recommended; `average`, the reference's, is the
+    /// default).
     public var policy: MixPolicy = .average
+    /// The `limit` policy's ceiling in dBFS (default −1). Its limiter looks 1 ms ahead, which
+    /// the timeline already holds: it adds no delay.
+    public var ceilingDB = -1.0
     /// The length of every fade, in seconds (default 10 ms; 0 turns fades off and gives the
     /// output of a pipeline without them, bit for bit). A source fades in, raised cosine, where
     /// it starts or comes back (after a gap, a stall, a resync, a format switch, being enabled)
@@ -137,6 +141,8 @@ public struct ClockedCapturePipeline {
   var scratchB: [Float]
   /// The mix's scale: ½ for two sources under `average`, 1 otherwise, ramped when it changes.
   var mixScale = _Ramp(1)
+  /// Clamping or limiting, and the meters.
+  var output: _MixOutput
 
   /// Creates a pipeline and prepares it for the formats the capture will deliver (either may be
   /// `nil`): every prepared rate's resampler is made now, so no callback builds a filter.
@@ -164,6 +170,9 @@ public struct ClockedCapturePipeline {
     scratchA = [Float](repeating: 0, count: c.pullBlockFrames * 2)
     scratchB = [Float](repeating: 0, count: c.pullBlockFrames * 2)
     mixScale = _Ramp(c.policy == .average ? 0.5 : 1)
+    output = _MixOutput(
+      policy: c.policy, ceilingDB: c.ceilingDB,
+      lookaheadFrames: c.policy == .limit ? c.outputRate / 1000 : 0, sampleRate: c.outputRate)
   }
 
   /// Takes one buffer of `side`'s audio, stamped with the host time of its first frame (or
@@ -208,7 +217,7 @@ public struct ClockedCapturePipeline {
   /// Enables or disables a source from the next pull on (fading it in or out); a disabled
   /// source's audio is dropped (counted) and the other plays alone at its own gain.
   public mutating func setEnabled(_ side: Side, _ enabled: Bool) {
-    let k = clock.position
+    let k = clock.position + output.latencyFrames
     withSource(side) { $0.setEnabled(enabled, at: k) }
   }
 
@@ -237,6 +246,10 @@ public struct ClockedCapturePipeline {
 
   /// Counters of the output clock.
   public var clockStatistics: CaptureClockStatistics { clock.statistics }
+
+  /// Levels of each source and of the output over the last pull, with a decaying peak hold,
+  /// and what the limiter or the clamp did (see ``MixMeters``).
+  public var meters: MixMeters { output.meters }
 
   /// Bytes of storage held: the timelines, the resamplers' history, scratch.
   public var retainedBytes: Int {
@@ -274,6 +287,7 @@ public struct ClockedCapturePipeline {
       // What lies before the start is not late, only older than the output.
       app.dropBefore(clock.position)
       mic.dropBefore(clock.position)
+      primeLimiter()
     }
     guard clock.isRunning, clock.hold == 0 else {
       let phase: PullStatus.Phase = clock.isRunning ? .holding : .starting
@@ -288,59 +302,88 @@ public struct ClockedCapturePipeline {
         phase: phase, position: nil, appSilentFrames: frames, micSilentFrames: frames)
     }
     let start = clock.position
-    app.flushIfOverdue(before: start + frames)
-    mic.flushIfOverdue(before: start + frames)
+    // The mix runs the limiter's look-ahead ahead of the output (the timeline holds that audio
+    // already), so the limiter adds no delay.
+    let ahead = start + output.latencyFrames
+    app.flushIfOverdue(before: ahead + frames)
+    mic.flushIfOverdue(before: ahead + frames)
     var silent = (app: 0, mic: 0)
-    var late = (app: 0, mic: 0)
-    var done = 0
-    // Both sources play at half level under `average`, one alone at full level; the change
-    // ramps like a fade.
-    let both = app.isEnabled && app.fadeOutTo == nil && mic.isEnabled && mic.fadeOutTo == nil
-    let scale: Float = configuration.policy == .average && both ? 0.5 : 1
-    if scale != mixScale.to { mixScale.set(scale, app.fade) }
-    let saturate = configuration.policy == .saturate
-    var a = scratchA
-    var b = scratchB
+    var lateness = 0
+    // The scratch moves out of `self` while `self` mixes into it, and back after.
+    var (a, b) = (scratchA, scratchB)
     (scratchA, scratchB) = ([], [])
-    a.withUnsafeMutableBufferPointer { pa in
-      b.withUnsafeMutableBufferPointer { pb in
-        while done < frames {
-          let n = min(frames - done, pa.count / 2)
-          let k = start + done
-          let ra = app.extract(k, n, into: pa.baseAddress!)
-          let rb = mic.extract(k, n, into: pb.baseAddress!)
-          silent.app += ra.silent
-          silent.mic += rb.silent
-          late.app = max(late.app, ra.lateness)
-          late.mic = max(late.mic, rb.lateness)
-          let (x, y) = (pa.baseAddress!, pb.baseAddress!)
-          // (a·ga + b·gb)·scale, as the DualBufferMixer computes it, with each factor ramped.
-          app.gain.apply(x, frames: n, app.fade)
-          mic.gain.apply(y, frames: n, mic.fade)
-          for i in 0..<(n * 2) { x[i] += y[i] }
-          mixScale.apply(x, frames: n, app.fade)
-          if saturate {
-            for i in 0..<(n * 2) { x[i] = min(max(x[i], -1), 1) }
-          }
-          emit(done, x, n)
-          done += n
-        }
+    _withBlocks(&a, &b) { x, y, room in
+      var done = 0
+      while done < frames {
+        let n = min(frames - done, room)
+        let r = mix(ahead + done, n, x, y)
+        silent.app += r.appSilent
+        silent.mic += r.micSilent
+        lateness = max(lateness, r.lateness)
+        output.finish(x, frames: n)
+        emit(done, x, n)
+        done += n
       }
     }
     (scratchA, scratchB) = (a, b)
     clock.position += frames
-    clock.afterPull(lateness: max(late.app, late.mic), frames: frames)
+    clock.afterPull(lateness: lateness, frames: frames)
     // A consumer that fell behind every stamped source skips ahead; an unstamped source that
     // got ahead of the latency is brought back to it (or steered, by its fill level).
     let skip = clock.skipAhead(app.state, mic.state, frames: frames)
     if skip > 0 {
       app.dropBefore(clock.position)
       mic.dropBefore(clock.position)
+      primeLimiter()
     }
     app.keepFill(clock: clock, frames: frames, configuration: configuration)
     mic.keepFill(clock: clock, frames: frames, configuration: configuration)
     return PullStatus(
       phase: .running, position: start, appSilentFrames: silent.app, micSilentFrames: silent.mic)
+  }
+
+  /// Mixes timeline frames `k ..< k + n` into `x` (`y` is scratch): each source's audio with its
+  /// fades, metered, at its gain, summed, at the mix's scale; as the `DualBufferMixer` computes
+  /// `(a·ga + b·gb)·scale`, with each factor ramped. Before the output stage.
+  mutating func mix(
+    _ k: Int, _ n: Int, _ x: UnsafeMutablePointer<Float>, _ y: UnsafeMutablePointer<Float>
+  )
+    -> (appSilent: Int, micSilent: Int, lateness: Int)
+  {
+    // Both sources play at half level under `average`, one alone at full level; the change
+    // ramps like a fade.
+    let both = app.isEnabled && app.fadeOutTo == nil && mic.isEnabled && mic.fadeOutTo == nil
+    let scale: Float = configuration.policy == .average && both ? 0.5 : 1
+    if scale != mixScale.to { mixScale.set(scale, app.fade) }
+    let ra = app.extract(k, n, into: x)
+    let rb = mic.extract(k, n, into: y)
+    output.appMeter.measure(x, frames: n, channels: 2)
+    output.micMeter.measure(y, frames: n, channels: 2)
+    app.gain.apply(x, frames: n, app.fade)
+    mic.gain.apply(y, frames: n, mic.fade)
+    for i in 0..<(n * 2) { x[i] += y[i] }
+    mixScale.apply(x, frames: n, app.fade)
+    return (ra.silent, rb.silent, max(ra.lateness, rb.lateness))
+  }
+
+  /// Fills the limiter's look-ahead with the timeline's first frames (its output, the delay
+  /// line's silence, is not used), at the start and after a skip.
+  mutating func primeLimiter() {
+    let w = output.latencyFrames
+    guard w > 0 else { return }
+    output.limiter!.reset()
+    var (a, b) = (scratchA, scratchB)
+    (scratchA, scratchB) = ([], [])
+    _withBlocks(&a, &b) { x, y, room in
+      var done = 0
+      while done < w {
+        let n = min(w - done, room)
+        _ = mix(clock.position + done, n, x, y)
+        output.limiter!.process(x, frames: n)
+        done += n
+      }
+    }
+    (scratchA, scratchB) = (a, b)
   }
 
   /// Gives `frames` frames of silence in blocks.
@@ -359,5 +402,15 @@ public struct ClockedCapturePipeline {
       }
     }
     scratchA = a
+  }
+}
+
+/// Runs `body` over two stereo scratch arrays' storage (`room` frames each).
+func _withBlocks(
+  _ a: inout [Float], _ b: inout [Float],
+  _ body: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void
+) {
+  a.withUnsafeMutableBufferPointer { pa in
+    b.withUnsafeMutableBufferPointer { pb in body(pa.baseAddress!, pb.baseAddress!, pa.count / 2) }
   }
 }

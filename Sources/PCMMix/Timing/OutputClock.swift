@@ -46,7 +46,9 @@ struct _OutputClock {
     }
     startupWait = Int(c.startupWait * rate)
     margin = c.outputRate / 50
-    fadeFrames = Int((c.fadeSeconds * rate).rounded())
+    // The limiter's look-ahead (1 ms) is mixed ahead of the output: room for it too.
+    fadeFrames =
+      Int((c.fadeSeconds * rate).rounded()) + (c.policy == .limit ? c.outputRate / 1000 : 0)
   }
 
   /// Starts the clock when the sources are in (see the type's description); returns whether it

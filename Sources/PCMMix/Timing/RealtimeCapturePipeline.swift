@@ -53,6 +53,8 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     public var concurrentCalls = 0
     /// Bytes of storage held: both hand-off rings and the pipeline.
     public var retainedBytes = 0
+    /// Levels of each source and the output over the last pull, for a level meter.
+    public var meters: MixMeters?
   }
 
   private let rings: (app: _HandoffRing, mic: _HandoffRing)
@@ -253,8 +255,9 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
       pipeline.statistics(.app), pipeline.statistics(.mic), pipeline.clockStatistics
     )
     let retained = pipeline.retainedBytes + rings.app.capacity + rings.mic.capacity
+    let meters = pipeline.meters
     _ = published.withLockIfAvailable { s in
-      (s.app, s.mic, s.clock, s.retainedBytes) = (app, mic, clock, retained)
+      (s.app, s.mic, s.clock, s.retainedBytes, s.meters) = (app, mic, clock, retained, meters)
     }
     return status
   }

@@ -1,0 +1,67 @@
+/// The levels of a mix, for a level meter in an app's UI: each source as it arrives (before its
+/// gain) and the output, over the last mix or pull, with a decaying peak hold; and what the
+/// output stage did to keep the output in range. A plain value: reading it allocates nothing.
+public struct MixMeters: Equatable, Sendable {
+  /// The app's level as delivered (before its gain).
+  public var app: LevelMeter.Reading
+  /// The mic's level as delivered (before its gain).
+  public var mic: LevelMeter.Reading
+  /// The output's level.
+  public var output: LevelMeter.Reading
+  /// Samples the `limit` policy's limiter turned down, since creation.
+  public var limitedSamples: Int
+  /// Samples the `saturate` policy clipped to full scale, since creation.
+  public var clippedSamples: Int
+}
+
+/// The last step of both mixers, after the sources are summed at their gains: `saturate` clamps
+/// (counting what it clips), `limit` runs the limiter; then the output is metered. Also holds the
+/// sources' meters.
+struct _MixOutput {
+  var limiter: Limiter?
+  var appMeter: LevelMeter
+  var micMeter: LevelMeter
+  var outputMeter: LevelMeter
+  var clipped = 0
+  let saturates: Bool
+
+  /// For `policy` at `sampleRate`; `lookaheadFrames` for the limiter (0: it acts at once).
+  init(policy: MixPolicy, ceilingDB: Double, lookaheadFrames: Int, sampleRate: Int) {
+    let meter = LevelMeter(.init(sampleRate: Double(sampleRate)))
+    (appMeter, micMeter, outputMeter) = (meter, meter, meter)
+    saturates = policy == .saturate
+    limiter =
+      policy == .limit
+      ? Limiter(
+        .init(
+          channelCount: 2, ceilingDB: ceilingDB, lookaheadFrames: lookaheadFrames,
+          sampleRate: Double(sampleRate)))
+      : nil
+  }
+
+  /// Frames of delay the output stage adds (the limiter's look-ahead).
+  var latencyFrames: Int { limiter?.latencyFrames ?? 0 }
+
+  /// Clamps or limits `frames` stereo frames in place, then meters them.
+  mutating func finish(_ x: UnsafeMutablePointer<Float>, frames: Int) {
+    let count = frames * 2
+    if saturates {
+      var over = 0
+      for i in 0..<count {
+        let v = x[i]
+        over += v > 1 || v < -1 ? 1 : 0
+        x[i] = min(max(v, -1), 1)
+      }
+      clipped += over
+    } else if limiter != nil {
+      limiter!.process(x, frames: frames)
+    }
+    outputMeter.measure(x, frames: frames, channels: 2)
+  }
+
+  var meters: MixMeters {
+    MixMeters(
+      app: appMeter.reading, mic: micMeter.reading, output: outputMeter.reading,
+      limitedSamples: limiter?.reducedSamples ?? 0, clippedSamples: clipped)
+  }
+}
