@@ -84,9 +84,13 @@ extension Command {
         case "--policy":
           let v = try rest.value(for: arg)
           guard let p = MixPolicy(rawValue: v) else {
-            throw .usage("--policy takes average or saturate, not '\(v)'")
+            throw .usage("--policy takes average, saturate or limit, not '\(v)'")
           }
           options.policy = p
+        case "--ceiling": options.ceilingDB = try rest.ceiling(for: arg)
+        case "--fade": options.fadeMilliseconds = try rest.fade(for: arg)
+        case "--report": options.report = try rest.value(for: arg)
+        case "--json": options.json = true
         case "--app-gain": options.appGainDB = try rest.gain(for: arg)
         case "--mic-gain": options.micGainDB = try rest.gain(for: arg)
         case "--pad": options.pad = true
@@ -149,9 +153,11 @@ extension Command {
       case "--policy":
         let v = try rest.value(for: arg)
         guard let p = MixPolicy(rawValue: v) else {
-          throw .usage("--policy takes average or saturate, not '\(v)'")
+          throw .usage("--policy takes average, saturate or limit, not '\(v)'")
         }
         options.policy = p
+      case "--ceiling": options.ceilingDB = try rest.ceiling(for: arg)
+      case "--fade": options.fadeMilliseconds = try rest.fade(for: arg)
       case "--app-gain": options.appGainDB = try rest.gain(for: arg)
       case "--mic-gain": options.micGainDB = try rest.gain(for: arg)
       case "--format": options.sampleType = try rest.outputType(for: arg)
@@ -226,6 +232,22 @@ struct _Arguments {
       throw .usage("\(option) takes a gain in dB between -120 and 120, not '\(v)'")
     }
     return g
+  }
+
+  mutating func ceiling(for option: String) throws(CLIError) -> Double {
+    let v = try value(for: option)
+    guard let db = Double(v), db.isFinite, db >= -60, db <= 0 else {
+      throw .usage("\(option) takes a ceiling in dBFS between -60 and 0, not '\(v)'")
+    }
+    return db
+  }
+
+  mutating func fade(for option: String) throws(CLIError) -> Double {
+    let v = try value(for: option)
+    guard let ms = Double(v), ms.isFinite, ms >= 0, ms <= 1_000 else {
+      throw .usage("\(option) takes milliseconds from 0 to 1000, not '\(v)'")
+    }
+    return ms
   }
 
   mutating func outputType(for option: String) throws(CLIError) -> SampleType {

@@ -50,6 +50,15 @@ public struct MixOptions: Equatable, Sendable {
   public var pad = false
   public var sampleType: SampleType = .s16
   public var resampler: ResamplerChoice = .standard
+  /// The `limit` policy's ceiling in dBFS.
+  public var ceilingDB = -1.0
+  /// Fades, in milliseconds, at each input's start and end (0, the default: none, the reference
+  /// behaviour).
+  public var fadeMilliseconds = 0.0
+  /// Where a JSON summary goes (counters, meters), if anywhere.
+  public var report: String?
+  /// Whether the JSON summary is also printed on standard error.
+  public var json = false
 
   public init(app: InputSpec, mic: InputSpec, output: String) {
     self.app = app
@@ -86,6 +95,10 @@ public struct ReplayOptions: Equatable, Sendable {
   public var latencyMilliseconds: Double?
   /// How the sources are combined.
   public var policy: MixPolicy = .average
+  /// The `limit` policy's ceiling in dBFS.
+  public var ceilingDB = -1.0
+  /// Fades, in milliseconds (the pipeline's default, 10).
+  public var fadeMilliseconds = 10.0
   /// App gain in dB.
   public var appGainDB = 0.0
   /// Mic gain in dB.

@@ -39,14 +39,15 @@ public enum Help {
       pcm-mix probe FILE... [--json]
       pcm-mix convert INPUT -o OUTPUT [--rate HZ] [--channels 1|2] [--format s16|f32]
                       [--input-format SPEC] [--resampler NAME]
-      pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ] [--policy average|saturate]
-                  [--app-gain DB] [--mic-gain DB] [--pad] [--format s16|f32]
-                  [--app-format SPEC] [--mic-format SPEC] [--resampler NAME]
+      pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ] [--policy POLICY]
+                  [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB] [--pad]
+                  [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
+                  [--resampler NAME] [--report FILE.json] [--json]
       pcm-mix demo [-o OUTPUT]
       pcm-mix replay [--app RAW --app-log CSV] [--mic RAW --mic-log CSV] -o OUTPUT [--pull MS]
-                     [--latency MS] [--policy average|saturate] [--app-gain DB] [--mic-gain DB]
-                     [--format s16|f32] [--resampler NAME] [--drift off|timestamps|fill]
-                     [--report FILE.json] [--json]
+                     [--latency MS] [--policy POLICY] [--ceiling DB] [--fade MS]
+                     [--app-gain DB] [--mic-gain DB] [--format s16|f32] [--resampler NAME]
+                     [--drift off|timestamps|fill] [--report FILE.json] [--json]
       pcm-mix --help | help COMMAND | --version
 
     \(inputs)
@@ -82,14 +83,22 @@ public enum Help {
 
   static let mix = """
     usage: pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ]
-                       [--policy average|saturate] [--app-gain DB] [--mic-gain DB] [--pad]
-                       [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
-                       [--resampler NAME]
+                       [--policy average|saturate|limit] [--ceiling DB] [--fade MS]
+                       [--app-gain DB] [--mic-gain DB] [--pad] [--format s16|f32]
+                       [--app-format SPEC] [--mic-format SPEC] [--resampler NAME]
+                       [--report FILE.json] [--json]
 
     Converts both inputs to HZ (default 48000) stereo and mixes them: average (default),
-    (a + b) / 2, bit-exact with C's integer average on int16; or saturate, a + b clamped.
-    The output holds the shorter converted input, or the longer with --pad (the shorter
-    continued as silence).
+    (a + b) / 2, bit-exact with C's integer average on int16; saturate, a + b clamped; or
+    limit (recommended), a + b through a limiter that keeps every sample at or below
+    --ceiling (default -1 dBFS) and is the plain sum below it. The output holds the shorter
+    converted input, or the longer with --pad (the shorter continued as silence).
+
+    --fade MS fades each input in at its start and out at its end (raised cosine; default 0,
+    none, so the output is the reference's bit for bit); without --pad the longer input is
+    faded out with the shorter where the output ends. --report FILE.json writes the counters,
+    each source's and the output's levels (peak and RMS dBFS) and what the limiter or the
+    clamp did; --json prints the same on standard error.
 
     \(resamplers)
 
@@ -107,10 +116,10 @@ public enum Help {
 
   static let replay = """
     usage: pcm-mix replay [--app RAW --app-log CSV] [--mic RAW --mic-log CSV] -o OUTPUT
-                          [--pull MS] [--latency MS] [--policy average|saturate]
-                          [--app-gain DB] [--mic-gain DB] [--format s16|f32]
-                          [--resampler NAME] [--drift off|timestamps|fill]
-                          [--report FILE.json] [--json]
+                          [--pull MS] [--latency MS] [--policy average|saturate|limit]
+                          [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB]
+                          [--format s16|f32] [--resampler NAME]
+                          [--drift off|timestamps|fill] [--report FILE.json] [--json]
 
     Replays a capture log of the app source, the mic source or both through the clocked capture
     pipeline, as a live capture would have run it, and writes the 48 kHz stereo output on the
@@ -145,6 +154,12 @@ public enum Help {
     what steers the resamplers: the timestamps (default), nothing (off), or the timestamps and,
     for an unstamped source, its fill level (fill). --resampler as for mix; the built-in
     presets run the steerable variable-ratio resampler.
+
+    --policy limit (recommended) sums the sources through a limiter that keeps every sample at
+    or below --ceiling (default -1 dBFS); it looks 1 ms ahead into the timeline, adding no
+    delay. --fade MS (default 10, 0 for none) fades each source in where it starts or comes
+    back and out before it stops, stalls, switches format or is disabled; gain changes ramp as
+    long.
 
     --report FILE.json writes what happened: t0, endFrame, the output (path, frames, frames
     filled with silence), the settings, per source every pipeline counter and its drift loop

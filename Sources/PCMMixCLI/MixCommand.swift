@@ -14,6 +14,17 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
     inputRate: mic.format.sampleRate, outputRate: options.rate, path: options.mic.path)
   let output = try OutputFile.create(
     options.output, inputs: [options.app.path, options.mic.path])
+  var reportFile: OutputFile?
+  do throws(CLIError) {
+    if let report = options.report {
+      reportFile = try OutputFile.create(
+        report, inputs: [options.app.path, options.mic.path, options.output])
+    }
+  } catch {
+    output.discard()
+    throw error
+  }
+  var report = ""
   do throws(CLIError) {
     var sink = try WriterSink.open(
       output, rate: options.rate, channels: 2, type: options.sampleType)
@@ -25,18 +36,36 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
     // Cleared on failure too, so that an error line starts at the left margin.
     defer { progress.end() }
     while !session.isDone {
-      if !session.appDone && session.appStaged.isEmpty { try session.feed(.app, from: &app) }
-      if !session.micDone && session.micStaged.isEmpty { try session.feed(.mic, from: &mic) }
+      // A side is read again once it holds nothing it could hand over (with fades, its last
+      // frames wait until the next read says whether it has ended).
+      if !session.appDone && session.appStaged.frames <= session.fade.frames {
+        try session.feed(.app, from: &app)
+      }
+      if !session.micDone && session.micStaged.frames <= session.fade.frames {
+        try session.feed(.mic, from: &mic)
+      }
       try session.drain(into: &sink, path: options.output)
       progress.update(session.framesOut)
     }
     try sink.finish(options.output)
+    if options.report != nil || options.json {
+      report = session.report(options: options).rendered() + "\n"
+      try reportFile?.write(report)
+    }
   } catch {
     output.discard()
+    reportFile?.discard()
     throw error
   }
   // Outside the do: a failed commit has already removed its temporary file.
-  try output.commit()
+  do throws(CLIError) {
+    try output.commit()
+  } catch {
+    reportFile?.discard()
+    throw error
+  }
+  try reportFile?.commit()
+  if options.json { console.err(report) }
   for input in [app, mic] {
     if let warning = input.truncationWarning {
       console.err(CLIError(.data, input.path, warning).line + "\n")
@@ -56,6 +85,11 @@ struct _MixSession {
   var appDone = false
   var micDone = false
   var framesOut = 0
+  /// Fades at each input's start and end (0 frames: none).
+  let fade: FadeShape
+  /// Frames of each side moved to the mixer so far (where a fade-in stands).
+  var appMoved = 0
+  var micMoved = 0
   let appBuffer: UnsafeMutableRawBufferPointer
   let micBuffer: UnsafeMutableRawBufferPointer
   let mixBuffer: UnsafeMutableBufferPointer<Float>
@@ -72,7 +106,9 @@ struct _MixSession {
     mixer = DualBufferMixer(
       .init(
         capacityFrames: capacity, maxLagFrames: capacity, policy: options.policy,
-        appGainDB: options.appGainDB, micGainDB: options.micGainDB))
+        appGainDB: options.appGainDB, micGainDB: options.micGainDB, ceilingDB: options.ceilingDB))
+    fade = FadeShape(
+      frames: Int((options.fadeMilliseconds * Double(options.rate) / 1000).rounded()))
     appBuffer = .allocate(byteCount: max(1, app.sampleRate / 10) * app.bytesPerFrame, alignment: 16)
     micBuffer = .allocate(byteCount: max(1, mic.sampleRate / 10) * mic.bytesPerFrame, alignment: 16)
     mixBuffer = .allocate(capacity: 4_096 * 2)
@@ -129,14 +165,24 @@ struct _MixSession {
   /// side ahead of the other: its stall handling (meant for live capture, where it emits a
   /// side that runs ahead against silence) never comes into play, whatever the chains' bursts.
   mutating func drain(into sink: inout WriterSink, path: String) throws(CLIError) {
+    // With fades, an input's last frames wait until it is known to have ended.
+    let appReady = appDone ? appStaged.frames : max(0, appStaged.frames - fade.frames)
+    let micReady = micDone ? micStaged.frames : max(0, micStaged.frames - fade.frames)
+    var appLeft = appReady
+    var micLeft = micReady
     while true {
-      var n = min(appStaged.frames, micStaged.frames)
-      if pad && appEnded { n = micStaged.frames }
-      if pad && micEnded { n = appStaged.frames }
+      var n = min(appLeft, micLeft)
+      if pad && appEnded { n = micLeft }
+      if pad && micEnded { n = appLeft }
       n = min(n, mixBuffer.count / 2)
       if n == 0 { break }
+      if fade.frames > 0 { shapeStaged(n) }
       if appStaged.isEmpty { _fill(&mixer.app, to: n) } else { appStaged.move(n, into: &mixer.app) }
       if micStaged.isEmpty { _fill(&mixer.mic, to: n) } else { micStaged.move(n, into: &mixer.mic) }
+      appLeft -= min(n, appLeft)
+      micLeft -= min(n, micLeft)
+      appMoved += n
+      micMoved += n
       while true {
         let mixed = mixer.mix(into: mixBuffer)
         if mixed == 0 { break }
@@ -145,6 +191,42 @@ struct _MixSession {
       }
     }
     try sink.check(path)
+  }
+
+  /// Fades the next `n` staged frames of each side: in over an input's first frames, out over
+  /// its last once it has ended, and, without --pad, both out where the shorter ends the output.
+  mutating func shapeStaged(_ n: Int) {
+    let appEnd = appDone ? appMoved + appStaged.frames : Int.max
+    let micEnd = micDone ? micMoved + micStaged.frames : Int.max
+    let outputEnd = pad ? Int.max : min(appEnd, micEnd)
+    // (A side that ended and stands in as silence holds fewer than `n`, or none.)
+    appStaged.shape(min(n, appStaged.frames), first: appMoved, end: min(appEnd, outputEnd), fade)
+    micStaged.shape(min(n, micStaged.frames), first: micMoved, end: min(micEnd, outputEnd), fade)
+  }
+
+  /// The JSON summary: the output, the settings, each side's counters, the meters.
+  func report(options: MixOptions) -> _JSON {
+    .object([
+      (
+        "output",
+        .object([
+          ("path", .string(options.output)), ("frames", .int(framesOut)),
+          ("sampleRate", .int(options.rate)), ("sampleType", .string(options.sampleType.rawValue)),
+        ])
+      ),
+      (
+        "settings",
+        .object([
+          ("policy", .string(options.policy.rawValue)), ("ceilingDB", .double(options.ceilingDB)),
+          ("fadeMs", .double(options.fadeMilliseconds)), ("pad", .bool(options.pad)),
+          ("appGainDB", .double(options.appGainDB)), ("micGainDB", .double(options.micGainDB)),
+          ("resampler", .string(options.resampler.spelling)),
+        ])
+      ),
+      ("app", mixer.app.counters.json),
+      ("mic", mixer.mic.counters.json),
+      ("meters", mixer.meters.json),
+    ])
   }
 
   /// Appends silence to `side` until it holds `frames` frames.
@@ -171,6 +253,23 @@ struct _Staging: FrameSink {
 
   mutating func append(_ frames: UnsafeBufferPointer<Float>) {
     samples.append(contentsOf: frames)
+  }
+
+  /// Fades the first `n` staged frames, the `first`-th to the `first + n`-th of the input: in
+  /// over the input's first frames, out over the frames before `end` (`Int.max`: not known).
+  mutating func shape(_ n: Int, first: Int, end: Int, _ fade: FadeShape) {
+    let f = fade.frames
+    guard first < f || (end != .max && first + n > end - f) else { return }
+    for j in 0..<n {
+      let i = first + j
+      var g: Float = 1
+      if i < f { g = fade.value(i) }
+      if end != .max && i >= end - f { g = min(g, fade.value(end - 1 - i)) }
+      if g < 1 {
+        samples[start + 2 * j] *= g
+        samples[start + 2 * j + 1] *= g
+      }
+    }
   }
 
   /// Moves the first `frames` frames into `side`.

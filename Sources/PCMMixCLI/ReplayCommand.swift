@@ -63,19 +63,7 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
     try session.run(&logs, into: &sink, path: options.output) { progress.update($0) }
     try sink.finish(options.output)
     report = session.report(options: options, logs: logs, t0: origin).rendered() + "\n"
-    if let reportFile {
-      var text = report
-      let ok = text.withUTF8 { bytes in
-        var sink = FileDescriptorSink(fileDescriptor: reportFile.fd)
-        do {
-          try sink.write(UnsafeRawBufferPointer(bytes))
-          return true
-        } catch {
-          return false
-        }
-      }
-      if !ok { throw CLIError(.io, reportFile.path, "cannot write the report") }
-    }
+    if let reportFile { try reportFile.write(report) }
   } catch {
     output.discard()
     reportFile?.discard()
@@ -252,6 +240,8 @@ struct _Replay {
     c.inputRates = Self.inputRates
     c.origin = origin
     c.policy = options.policy
+    c.ceilingDB = options.ceilingDB
+    c.fadeSeconds = options.fadeMilliseconds / 1000
     c.appGainDB = options.appGainDB
     c.micGainDB = options.micGainDB
     c.driftCorrection = options.drift
@@ -443,12 +433,15 @@ struct _Replay {
           ("latency", latency), ("drift", .string(drift)),
           ("resampler", .string(options.resampler.spelling)),
           ("policy", .string(options.policy.rawValue)),
+          ("ceilingDB", .double(options.ceilingDB)),
+          ("fadeMs", .double(options.fadeMilliseconds)),
           ("appGainDB", .double(options.appGainDB)), ("micGainDB", .double(options.micGainDB)),
         ])
       ),
       ("app", source(.app)),
       ("mic", source(.mic)),
       ("clock", pipeline.clockStatistics.json),
+      ("meters", pipeline.meters.json),
       (
         "latency",
         .array(

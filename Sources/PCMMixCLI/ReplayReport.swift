@@ -133,3 +133,51 @@ struct _ReplayRecord {
         ratioAdjustment: s.ratioAdjustment))
   }
 }
+
+extension LevelMeter.Reading {
+  /// The levels in dBFS and the clip count.
+  var json: _JSON {
+    .object([
+      ("peakDBFS", .double(Double(peakDBFS))), ("rmsDBFS", .double(Double(rmsDBFS))),
+      ("heldPeakDBFS", .double(Double(heldPeakDBFS))), ("clippedSamples", .int(clippedSamples)),
+    ])
+  }
+}
+
+extension MixMeters {
+  /// Each source's and the output's levels at the end, and what the output stage did.
+  var json: _JSON {
+    .object([
+      ("app", app.json), ("mic", mic.json), ("output", output.json),
+      ("limitedSamples", .int(limitedSamples)), ("clippedSamples", .int(clippedSamples)),
+    ])
+  }
+}
+
+extension OutputFile {
+  /// Writes `text` (a JSON report) to the file; 74 when it cannot.
+  func write(_ text: String) throws(CLIError) {
+    var text = text
+    let ok = text.withUTF8 { bytes in
+      var sink = FileDescriptorSink(fileDescriptor: fd)
+      do {
+        try sink.write(UnsafeRawBufferPointer(bytes))
+        return true
+      } catch {
+        return false
+      }
+    }
+    if !ok { throw CLIError(.io, path, "cannot write the report") }
+  }
+}
+
+extension MixCounters {
+  /// Every counter, by its Swift name.
+  var json: _JSON {
+    .object([
+      ("framesIn", .int(framesIn)), ("framesMixed", .int(framesMixed)),
+      ("framesAlone", .int(framesAlone)), ("framesPadded", .int(framesPadded)),
+      ("framesDropped", .int(framesDropped)), ("framesBuffered", .int(framesBuffered)),
+    ])
+  }
+}

@@ -150,7 +150,8 @@ private let badLines: [BadLine] = [
   BadLine("mix --app a.wav --mic m.wav", "mix needs -o OUTPUT"),
   BadLine("mix --app a.wav --mic m.wav -o o.wav extra.wav", "'extra.wav' is extra"),
   BadLine("mix --app - --mic - -o o.wav", "only one input can be standard input"),
-  BadLine("mix --app a.wav --mic m.wav -o o.wav --policy loud", "average or saturate, not 'loud'"),
+  BadLine(
+    "mix --app a.wav --mic m.wav -o o.wav --policy loud", "average, saturate or limit, not 'loud'"),
   BadLine("mix --app a.wav --mic m.wav -o o.wav --app-gain loud", "--app-gain takes a gain"),
   BadLine("mix --app a.wav --mic m.wav -o o.wav --mic-gain 121", "not '121'"),
   BadLine("mix --app a.wav --mic m.wav -o o.wav --mic-gain nan", "not 'nan'"),

@@ -17,7 +17,7 @@ struct _TimedSource {
   var gain: _Ramp
   var isEnabled = true
   /// Frames of a fade (0: none), and its raised-cosine shape: `fade[d]`, d in 0 ..< frames.
-  let fade: _FadeShape
+  let fade: FadeShape
   /// A fade-in that starts at this timeline frame (the source was enabled here).
   var fadeInFrom: Int?
   /// Where a disabled source's fade-out ends: its audio from here on is dropped.
@@ -53,7 +53,7 @@ struct _TimedSource {
         maxAdjustment: c.maxRatioAdjustment))
     fifo = _TimelineFIFO(capacity: capacity, channelCount: 2)
     gain = _Ramp(gainDB == 0 ? 1 : Float(pow(10, gainDB / 20)))
-    fade = _FadeShape(frames: Int((c.fadeSeconds * Double(c.outputRate)).rounded()))
+    fade = FadeShape(frames: Int((c.fadeSeconds * Double(c.outputRate)).rounded()))
     if let format {
       let rate = format.sampleRate
       guard rate >= Double(c.inputRates.lowerBound), rate <= Double(c.inputRates.upperBound)
@@ -312,23 +312,6 @@ struct _TimedSource {
   }
 }
 
-/// The shape of a fade: a raised cosine over `frames` frames, `value(d)` for the d-th frame of a
-/// fade-in (the same read backwards from the end for a fade-out), 1 past it.
-struct _FadeShape {
-  let frames: Int
-  let table: [Float]
-
-  init(frames: Int) {
-    self.frames = max(0, frames)
-    table = (0..<self.frames).map { d in
-      Float((1 - cos(Double.pi * (Double(d) + 0.5) / Double(frames))) / 2)
-    }
-  }
-
-  @inline(__always)
-  func value(_ d: Int) -> Float { d < 0 ? 0 : (d >= frames ? 1 : table[d]) }
-}
-
 /// A gain that moves to a new value over a fade's frames (raised cosine) instead of stepping.
 struct _Ramp {
   private(set) var from: Float
@@ -341,7 +324,7 @@ struct _Ramp {
   }
 
   /// The gain now (at the start of the next block).
-  func current(_ fade: _FadeShape) -> Float {
+  func current(_ fade: FadeShape) -> Float {
     done >= fade.frames ? to : from + (to - from) * fade.value(done)
   }
 
@@ -349,7 +332,7 @@ struct _Ramp {
   var isSteady: Bool { from == to || done == .max }
 
   /// Moves toward `value` from where it is now.
-  mutating func set(_ value: Float, _ fade: _FadeShape) {
+  mutating func set(_ value: Float, _ fade: FadeShape) {
     if fade.frames == 0 {
       (from, to, done) = (value, value, .max)
     } else {
@@ -358,7 +341,7 @@ struct _Ramp {
   }
 
   /// Multiplies `count` frames of interleaved stereo at `x` by the gain, moving along the ramp.
-  mutating func apply(_ x: UnsafeMutablePointer<Float>, frames count: Int, _ fade: _FadeShape) {
+  mutating func apply(_ x: UnsafeMutablePointer<Float>, frames count: Int, _ fade: FadeShape) {
     if done >= fade.frames {
       let g = to
       done = .max
