@@ -9,7 +9,8 @@ enum StageBench {
   static func run(_ options: Options, report: Report) {
     let names =
       ["decode", "upmix"] + BuiltinPresets.all.map { "resample builtin-\($0.name)" } + [
-        "encode", "mix", "encode avx2", "mix avx2",
+        "encode", "mix", "encode avx2", "mix avx2", "mix limit avx2", "clocked mix avx2",
+        "clocked mix limit+fades avx2",
       ]
     guard report.wants(section: section, rows: names) else { return }
     let batches = max(20, Int(2_000 * options.scale))
@@ -132,6 +133,64 @@ enum StageBench {
           ns)
         a.deallocate()
         b.deallocate()
+        out.deallocate()
+      }
+    }
+
+    // With the AVX2 encoder: the untimed mixer under `limit`, and the clocked pipeline's whole
+    // mix step (two 10 ms appends of 48 kHz float audio, placed and faded, then a pull of 480
+    // frames: gains, sum, limiter or scale, meters, int16) without and with `limit` + fades.
+    if Accelerated.installEncoder() {
+      defer { Encoder.install(nil) }
+      if report.wants(section: section, row: "mix limit avx2") {
+        var mixer = DualBufferMixer(.init(policy: .limit))
+        let a = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
+        let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
+        for i in 0..<960 {
+          a[i] = Float(rng.nextSigned()) * 0.4
+          b[i] = Float(rng.nextSigned()) * 0.4
+        }
+        let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
+        out.initialize(repeating: 0)
+        let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
+          mixer.app.append(UnsafeBufferPointer(a))
+          mixer.mic.append(UnsafeBufferPointer(b))
+          blackHole(mixer.mix(into: out))
+        }
+        show("mix limit avx2", "mix 480 frames, limit (below the ceiling) avx2", frames: 480, ns)
+        a.deallocate()
+        b.deallocate()
+        out.deallocate()
+      }
+      let rows: [(String, String, MixPolicy, Double)] = [
+        ("clocked mix avx2", "clocked: 2 appends + pull 480, average avx2", .average, 0),
+        (
+          "clocked mix limit+fades avx2", "clocked: 2 appends + pull 480, limit+fades avx2", .limit,
+          0.01
+        ),
+      ]
+      for (row, label, policy, fade) in rows where report.wants(section: section, row: row) {
+        var c = ClockedCapturePipeline.Configuration()
+        (c.policy, c.fadeSeconds, c.driftCorrection) = (policy, fade, .off)
+        c.latency = .fixed(seconds: 0.05)
+        let f = StreamDescription(PCMFormat(sampleRate: 48_000, channelCount: 2, sampleType: .f32))
+        var pipeline = try! ClockedCapturePipeline(c, app: f, mic: f)
+        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 480 * 8, alignment: 16)
+        for i in 0..<960 {
+          bytes.storeBytes(of: Float(rng.nextSigned()) * 0.4, toByteOffset: 4 * i, as: Float.self)
+        }
+        let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
+        out.initialize(repeating: 0)
+        var k: Int64 = 0
+        let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
+          let time = MediaTime(value: k * 480, timescale: 48_000)
+          try! pipeline.append(.app, UnsafeRawBufferPointer(bytes), description: f, time: time)
+          try! pipeline.append(.mic, UnsafeRawBufferPointer(bytes), description: f, time: time)
+          blackHole(pipeline.pull(into: out))
+          k += 1
+        }
+        show(row, label, frames: 480, ns)
+        bytes.deallocate()
         out.deallocate()
       }
     }

@@ -345,7 +345,8 @@ struct _Ramp {
     if done >= fade.frames {
       let g = to
       done = .max
-      for i in 0..<(2 * count) { x[i] *= g }
+      // A gain of 1 changes no bit: skipped.
+      if g != 1 { for i in 0..<(2 * count) { x[i] *= g } }
       return
     }
     for j in 0..<count {
