@@ -13,8 +13,13 @@ final class BroadcastAudio: Sendable {
   let pipeline: RealtimeCapturePipeline
 
   init(app: StreamDescription, mic: StreamDescription) throws {
-    pipeline = try RealtimeCapturePipeline(app: app, mic: mic)
+    var configuration = RealtimeCapturePipeline.Configuration()
+    configuration.policy = .limit
+    pipeline = try RealtimeCapturePipeline(configuration, app: app, mic: mic)
   }
+
+  /// A UI timer's read of the mic's level (the held peak).
+  var micLevel: Float? { pipeline.statistics.meters?.mic.heldPeakDBFS }
 
   /// ReplayKit's `processSampleBuffer`, with the buffer's bytes, description and stamp.
   func received(
@@ -85,5 +90,8 @@ final class BroadcastAudio: Sendable {
     #expect(pulls.prefix(full).allSatisfy { $0.full })
     #expect(pulls.last!.micSilent == 480)
     #expect(audio.pipeline.statistics.concurrentCalls == 0)
+    // The mic delivered a constant 0x2020 (8,224 / 32,768): about −12 dBFS, as the meter says.
+    let level = try #require(audio.micLevel)
+    #expect(level < -11 && level > -13, "mic level \(level) dBFS")
   }
 }
