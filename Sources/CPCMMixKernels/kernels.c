@@ -139,6 +139,106 @@ PCMMIX_TARGET void pcmmix_encode_s16(const float *x, long n, short *out) {
   for (; i < n; i++) out[i] = encode_one(x[i]);
 }
 
+PCMMIX_TARGET static inline float hmax8(__m256 v) {
+  float t[8];
+  _mm256_storeu_ps(t, v);
+  float m = t[0];
+  for (int i = 1; i < 8; i++) m = t[i] > m ? t[i] : m;
+  return m;
+}
+
+PCMMIX_TARGET static inline double hsum8d(__m256 v) {
+  float t[8];
+  _mm256_storeu_ps(t, v);
+  double s = 0;
+  for (int i = 0; i < 8; i++) s += t[i];
+  return s;
+}
+
+// Squares add up in float lanes for at most 4,096 samples at a time, then in double. Four
+// accumulators per stream, 32 samples a step, so the adds do not wait on each other.
+PCMMIX_TARGET void pcmmix_measure2(const float *a, const float *b, long n, float *peaks,
+                                   double *sums) {
+  __m256 pa = _mm256_setzero_ps(), pb = _mm256_setzero_ps();
+  double sa = 0, sb = 0;
+  long i = 0;
+  while (i + 32 <= n) {
+    long end = i + 4096 < n ? i + 4096 : n;
+    __m256 ta[4], tb[4];
+    for (int k = 0; k < 4; k++) ta[k] = tb[k] = _mm256_setzero_ps();
+    for (; i + 32 <= end; i += 32) {
+      for (int k = 0; k < 4; k++) {
+        __m256 x = _mm256_loadu_ps(a + i + 8 * k), y = _mm256_loadu_ps(b + i + 8 * k);
+        __m256 xx = _mm256_mul_ps(x, x), yy = _mm256_mul_ps(y, y);
+        pa = _mm256_max_ps(pa, xx);
+        pb = _mm256_max_ps(pb, yy);
+        ta[k] = _mm256_add_ps(ta[k], xx);
+        tb[k] = _mm256_add_ps(tb[k], yy);
+      }
+    }
+    sa += hsum8d(_mm256_add_ps(_mm256_add_ps(ta[0], ta[1]), _mm256_add_ps(ta[2], ta[3])));
+    sb += hsum8d(_mm256_add_ps(_mm256_add_ps(tb[0], tb[1]), _mm256_add_ps(tb[2], tb[3])));
+  }
+  float qa = hmax8(pa), qb = hmax8(pb);
+  for (; i < n; i++) {
+    float xx = a[i] * a[i], yy = b[i] * b[i];
+    qa = xx > qa ? xx : qa;
+    qb = yy > qb ? yy : qb;
+    sa += xx;
+    sb += yy;
+  }
+  peaks[0] = qa, peaks[1] = qb;
+  sums[0] = sa, sums[1] = sb;
+}
+
+// Separate multiplies and adds, never fused, so the mix has the Swift loop's bits.
+#pragma clang fp contract(off)
+PCMMIX_TARGET void pcmmix_mix_measure(float *a, const float *b, long n, float ga, float gb,
+                                      float scale, float *peak, double *sum,
+                                      int *magnitude_bits) {
+  const __m256i absmask = _mm256_set1_epi32(0x7FFFFFFF);
+  const __m256 vga = _mm256_set1_ps(ga), vgb = _mm256_set1_ps(gb), vs = _mm256_set1_ps(scale);
+  __m256 py = _mm256_setzero_ps();
+  __m256i bits = _mm256_setzero_si256();
+  double sy = 0;
+  long i = 0;
+  while (i + 32 <= n) {
+    long end = i + 4096 < n ? i + 4096 : n;
+    __m256 ty[4];
+    for (int k = 0; k < 4; k++) ty[k] = _mm256_setzero_ps();
+    for (; i + 32 <= end; i += 32) {
+      for (int k = 0; k < 4; k++) {
+        __m256 x = _mm256_loadu_ps(a + i + 8 * k), y = _mm256_loadu_ps(b + i + 8 * k);
+        __m256 z = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(x, vga), _mm256_mul_ps(y, vgb)), vs);
+        _mm256_storeu_ps(a + i + 8 * k, z);
+        __m256 zz = _mm256_mul_ps(z, z);
+        py = _mm256_max_ps(py, zz);
+        ty[k] = _mm256_add_ps(ty[k], zz);
+        bits = _mm256_max_epi32(bits, _mm256_and_si256(_mm256_castps_si256(z), absmask));
+      }
+    }
+    sy += hsum8d(_mm256_add_ps(_mm256_add_ps(ty[0], ty[1]), _mm256_add_ps(ty[2], ty[3])));
+  }
+  float qy = hmax8(py);
+  int t[8];
+  _mm256_storeu_si256((__m256i *)t, bits);
+  int most = 0;
+  for (int k = 0; k < 8; k++) most = t[k] > most ? t[k] : most;
+  for (; i < n; i++) {
+    float z = (a[i] * ga + b[i] * gb) * scale;
+    a[i] = z;
+    qy = z * z > qy ? z * z : qy;
+    sy += z * z;
+    union { float f; int i; } u = {z};
+    int m = u.i & 0x7FFFFFFF;
+    most = m > most ? m : most;
+  }
+  *peak = qy;
+  *sum = sy;
+  *magnitude_bits = most;
+}
+#pragma clang fp contract(on)
+
 // Sixteen consecutive outputs at once (see pcmmix_group16 in the header). Each tap m broadcasts one
 // input sample per channel against a row of 16 coefficients, one per output, so no horizontal
 // sums are needed and each row load serves both channels of a pair. Even and odd taps go to
@@ -237,6 +337,16 @@ float pcmmix_dot(const float *h, const float *x, long n) {
 void pcmmix_dot2(const float *h, const float *a, const float *b, long n, float *out) {
   out[0] = pcmmix_dot(h, a, n);
   out[1] = pcmmix_dot(h, b, n);
+}
+
+void pcmmix_measure2(const float *a, const float *b, long n, float *peaks, double *sums) {
+  (void)a, (void)b, (void)n, (void)peaks, (void)sums;
+}
+
+void pcmmix_mix_measure(float *a, const float *b, long n, float ga, float gb, float scale,
+                        float *peak, double *sum, int *magnitude_bits) {
+  (void)a, (void)b, (void)n, (void)ga, (void)gb, (void)scale;
+  (void)peak, (void)sum, (void)magnitude_bits;
 }
 
 void pcmmix_encode_s16(const float *x, long n, short *out) {

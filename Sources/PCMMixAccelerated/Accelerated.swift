@@ -27,13 +27,26 @@ public enum Accelerated {
       lerpDot2: { h0, h1, t, a, b, n, out in pcmmix_lerp_dot2(h0, h1, t, a, b, n, out) })
     : nil
 
-  /// Installs the AVX2 int16 encoder for every bulk encode in the process (``Encoder/install(_:)``)
-  /// when this CPU runs it; returns whether it did.
+  /// Installs the process-wide AVX2 kernels when this CPU runs them: the int16 encoder
+  /// (``Encoder/install(_:)``) and the mixers' measure-and-mix passes
+  /// (``MixKernel/install(measure2:mixMeasure:)``).
+  /// Both give the same bits as the Swift code they replace. Returns whether it did.
   @discardableResult
-  public static func installEncoder() -> Bool {
+  public static func install() -> Bool {
     guard kernel != nil else { return false }
     Encoder.install { x, n, out in pcmmix_encode_s16(x, n, out) }
+    MixKernel.install(
+      measure2: { a, b, n, peaks, sums in pcmmix_measure2(a, b, n, peaks, sums) },
+      mixMeasure: { a, b, n, ga, gb, s, peak, sum, bits in
+        pcmmix_mix_measure(a, b, n, ga, gb, s, peak, sum, bits)
+      })
     return true
+  }
+
+  /// Takes back what ``install()`` installed: the Swift code runs again.
+  public static func uninstall() {
+    Encoder.install(nil)
+    MixKernel.install(measure2: nil, mixMeasure: nil)
   }
 
   /// A factory for the built-in resampler at `quality`, with the kernels when they run here.

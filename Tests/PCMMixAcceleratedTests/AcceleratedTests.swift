@@ -187,8 +187,8 @@ import Testing
     var rng = SplitMix64(seed: 18)
     for _ in 0..<200_000 { values.append(Float.random(in: -1.3...1.3, using: &rng)) }
     for _ in 0..<50_000 { values.append(Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))) }
-    #expect(Accelerated.installEncoder())
-    defer { Encoder.install(nil) }
+    #expect(Accelerated.install())
+    defer { Accelerated.uninstall() }
     var out = [Int16](repeating: 0, count: values.count)
     // Odd offsets and lengths, so the sixteen-at-a-time loop and its tail both run.
     for (start, count) in [(0, values.count), (3, values.count - 20), (7, 13)] {
@@ -200,6 +200,50 @@ import Testing
       var bad = 0
       for i in 0..<count where out[i] != Encoder.int16(values[start + i]) { bad += 1 }
       #expect(bad == 0, "\(bad) samples differ from the Swift rule")
+    }
+  }
+}
+
+/// The one-pass AVX2 mix and measure gives the Swift passes' mix, bit for bit, and their meter
+/// readings, whatever the input (loud, past full scale, infinite, NaN) and the policy.
+@Suite(.serialized) struct AcceleratedMixTests {
+  static func run(_ policy: MixPolicy, kernel: Bool, seed: UInt64) -> ([Float], MixMeters) {
+    if kernel { Accelerated.install() } else { Accelerated.uninstall() }
+    defer { Accelerated.uninstall() }
+    var mixer = DualBufferMixer(.init(policy: policy, appGainDB: 3, micGainDB: -2))
+    var rng = SplitMix64(seed: seed)
+    var all: [Float] = []
+    var out = [Float](repeating: 0, count: 2 * 700)
+    for block in 0..<300 {
+      // Quiet, loud and wild stretches, so the limiter rests, acts and recovers.
+      let level: Float = block % 60 < 20 ? 0.2 : (block % 60 < 40 ? 1.4 : 0.05)
+      var a = (0..<(2 * 613)).map { _ in Float.random(in: -level...level, using: &rng) }
+      let b = (0..<(2 * 613)).map { _ in Float.random(in: -level...level, using: &rng) }
+      if block == 100 { (a[5], a[6], a[7]) = (.nan, .infinity, -3) }
+      a.withUnsafeBufferPointer { mixer.app.append($0) }
+      b.withUnsafeBufferPointer { mixer.mic.append($0) }
+      while true {
+        let n = out.withUnsafeMutableBufferPointer { mixer.mix(into: $0) }
+        if n == 0 { break }
+        all += out[..<(2 * n)]
+      }
+    }
+    return (all, mixer.meters)
+  }
+
+  @Test(
+    .enabled(if: Accelerated.kernel != nil, "this CPU has no AVX2 + FMA"),
+    arguments: [MixPolicy.average, .saturate, .limit])
+  func sameMixAndMetersAsTheSwiftPasses(_ policy: MixPolicy) {
+    let (swift, m1) = Self.run(policy, kernel: false, seed: 31)
+    let (avx2, m2) = Self.run(policy, kernel: true, seed: 31)
+    #expect(swift.count == avx2.count && swift.count > 300_000)
+    #expect(zip(swift, avx2).allSatisfy { $0.bitPattern == $1.bitPattern })
+    #expect(m1.limitedSamples == m2.limitedSamples && m1.clippedSamples == m2.clippedSamples)
+    for (x, y) in [(m1.app, m2.app), (m1.mic, m2.mic), (m1.output, m2.output)] {
+      #expect(x.peakDBFS == y.peakDBFS && x.heldPeakDBFS == y.heldPeakDBFS)
+      #expect(abs(x.rmsDBFS - y.rmsDBFS) < 1e-4)
+      #expect(x.clippedSamples == y.clippedSamples)
     }
   }
 }

@@ -93,8 +93,8 @@ enum StageBench {
 
     // The int16 encoding both ways: Swift's loop (what arm64 runs) and the AVX2 kernel.
     for kernel in [false, true] {
-      if kernel && !Accelerated.installEncoder() { break }
-      defer { Encoder.install(nil) }
+      if kernel && !Accelerated.install() { break }
+      defer { Accelerated.uninstall() }
       let suffix = kernel ? " avx2" : ""
       if report.wants(section: section, row: "encode" + suffix) {
         // The mixer's last step: 480 stereo frames of Float32 to int16.
@@ -140,8 +140,8 @@ enum StageBench {
     // With the AVX2 encoder: the untimed mixer under `limit`, and the clocked pipeline's whole
     // mix step (two 10 ms appends of 48 kHz float audio, placed and faded, then a pull of 480
     // frames: gains, sum, limiter or scale, meters, int16) without and with `limit` + fades.
-    if Accelerated.installEncoder() {
-      defer { Encoder.install(nil) }
+    if Accelerated.install() {
+      defer { Accelerated.uninstall() }
       if report.wants(section: section, row: "mix limit avx2") {
         var mixer = DualBufferMixer(.init(policy: .limit))
         let a = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)

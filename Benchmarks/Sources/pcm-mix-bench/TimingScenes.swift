@@ -214,8 +214,8 @@ enum TimingScenes {
 
   static func cost(seconds: Double, report: Report, allocCounterWorks: Bool) {
     // As an adopter on this CPU runs it: the AVX2 int16 encoder where there is one.
-    Accelerated.installEncoder()
-    defer { Encoder.install(nil) }
+    Accelerated.install()
+    defer { Accelerated.uninstall() }
     let (app, mic) = sources(seconds: seconds, micPPM: 300)
     let events = Array(CaptureSimulator(app: app, mic: mic, duration: seconds))
     let table = Table(columns: [

@@ -138,8 +138,23 @@ public struct LevelMeter: Sendable {
       meanSquare = finiteSquares / Double(count)
     }
 
-    // The held peak: the block's time passes (hold first, then decay), then its peak may
-    // take over.
+    hold(frames: frames)
+  }
+
+  /// Takes a block's measures made elsewhere (a mixing pass that also measured): the largest
+  /// square and the sum of squares of its `count` samples' finite values, and how many were
+  /// past full scale or not finite.
+  mutating func record(peakSquare: Float, squares: Double, over: Int, count: Int, frames: Int) {
+    guard frames > 0, count > 0 else { return }
+    clippedSamples += over
+    self.peakSquare = peakSquare.isFinite ? Double(peakSquare) : 0
+    meanSquare = squares.isFinite ? squares / Double(count) : 0
+    hold(frames: frames)
+  }
+
+  /// The held peak: the block's time passes (hold first, then decay), then its peak may take
+  /// over.
+  mutating func hold(frames: Int) {
     let held = min(holdLeft, frames)
     holdLeft -= held
     let falling = frames - held

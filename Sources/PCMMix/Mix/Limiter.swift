@@ -251,6 +251,17 @@ public struct Limiter: Sendable {
     self.box = box
   }
 
+  /// Moves past `frames` frames that the caller knows to be at or below the ceiling (their
+  /// largest magnitude's bits at most ``ceilingBits``) without reading them, exactly as
+  /// ``process(_:frames:)`` would: only at rest and with no look-ahead, when the frames pass
+  /// unchanged. Returns whether it did; otherwise the caller runs `process`.
+  mutating func passQuiet(frames: Int) -> Bool {
+    guard lookahead == 0, isAtRest, frames > 0 else { return false }
+    frameIndex += frames
+    gain = 1
+    return true
+  }
+
   /// Writes the frames still in the delay line into `output` by processing silence: the end of
   /// a stream. Writes min(``latencyFrames``, `output.count / channelCount`) frames and returns
   /// that count; give it room for ``latencyFrames`` frames to drain the line in one call. The

@@ -42,6 +42,39 @@ struct _MixOutput {
   /// Frames of delay the output stage adds (the limiter's look-ahead).
   var latencyFrames: Int { limiter?.latencyFrames ?? 0 }
 
+  /// Meters the two sources from what the kernel measured (or the careful way, on their
+  /// samples, when a sample was past full scale or not finite).
+  mutating func meterSources(
+    _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, frames: Int, _ m: _KernelMix
+  ) {
+    let count = frames * 2
+    let (pa, pb) = m.sources.peaks
+    let (sa, sb) = m.sources.sums
+    if pa <= 1 && sa.isFinite {
+      appMeter.record(peakSquare: pa, squares: sa, over: 0, count: count, frames: frames)
+    } else {
+      appMeter.measure(a, frames: frames, channels: 2)
+    }
+    if pb <= 1 && sb.isFinite {
+      micMeter.record(peakSquare: pb, squares: sb, over: 0, count: count, frames: frames)
+    } else {
+      micMeter.measure(b, frames: frames, channels: 2)
+    }
+  }
+
+  /// Finishes a mix the kernel measured: when nothing needs clamping or limiting (the usual
+  /// case) the block is not read again.
+  mutating func finish(_ x: UnsafeMutablePointer<Float>, frames: Int, measured m: _KernelMix) {
+    // 0x3F80_0000 is 1.0: under it `saturate` clamps nothing; the limiter has its ceiling.
+    let quiet = m.magnitudeBits <= (limiter?.ceilingBits ?? 0x3F80_0000) && m.sum.isFinite
+    if quiet && (limiter == nil || limiter!.passQuiet(frames: frames)) {
+      outputMeter.record(
+        peakSquare: m.peak, squares: m.sum, over: 0, count: frames * 2, frames: frames)
+      return
+    }
+    finish(x, frames: frames)
+  }
+
   /// Clamps or limits `frames` stereo frames in place, then meters them.
   mutating func finish(_ x: UnsafeMutablePointer<Float>, frames: Int) {
     let count = frames * 2
