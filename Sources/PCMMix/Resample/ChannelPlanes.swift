@@ -4,7 +4,7 @@
 
 /// Slides every plane left by `keep` of its `count` frames and zeroes what falls free at the end
 /// (so that lanes computed and dropped past the valid frames read finite values).
-@inlinable @inline(__always)
+@inline(__always)
 func _slidePlanes(
   _ base: UnsafeMutablePointer<Float>, stride: Int, channels: Int, count: Int, by keep: Int
 ) {
@@ -19,7 +19,7 @@ func _slidePlanes(
 /// zeros when `input` is nil (the silence after the end). A non-finite sample is taken as
 /// silence: inside a sixteen-output group it would meet the zero coefficients of outputs whose
 /// windows do not reach it, and 0 × ∞ is NaN.
-@inlinable @inline(__always)
+@inline(__always)
 func _fillPlanes(
   _ base: UnsafeMutablePointer<Float>, stride: Int, channels: Int, at count: Int,
   from input: UnsafePointer<Float>?, frames: Int

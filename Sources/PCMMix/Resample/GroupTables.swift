@@ -11,29 +11,31 @@
 ///
 /// Only the start phases that occur are built: they repeat every `L / gcd(L, 16·M)` groups.
 /// Immutable after creation, shared like the bank.
-@usableFromInline
 final class _GroupTables: @unchecked Sendable {
   /// Outputs per group.
-  @usableFromInline static let lanes = 16
+  static let lanes = 16
+  /// Bytes of bookkeeping per table beside its coefficients: 17 offsets, the next table's index
+  /// and the start phase, 32 bits each.
+  static let bookkeepingBytes = (lanes + 3) * 4
   /// The most floats all tables may hold (1 MiB); past it the per-output kernels are used.
   static let limit = 1 << 18
 
   /// Taps per lane column: the longest window end in any group.
-  @usableFromInline let width: Int
+  let width: Int
   /// Tables, `width × 16` floats each, tap-major.
-  @usableFromInline let tables: UnsafeMutablePointer<Float>
+  let tables: UnsafeMutablePointer<Float>
   /// Per table, `d[0 ... 16]` (the last is where the next group starts).
-  @usableFromInline let offsets: UnsafeMutablePointer<Int32>
+  let offsets: UnsafeMutablePointer<Int32>
   /// Per table, the index of the table of the group after it.
-  @usableFromInline let next: UnsafeMutablePointer<Int32>
+  let next: UnsafeMutablePointer<Int32>
   /// Per table, its start phase.
-  @usableFromInline let startPhase: UnsafeMutablePointer<Int32>
+  let startPhase: UnsafeMutablePointer<Int32>
   /// Per phase, the index of the table of the group starting there, or −1.
-  @usableFromInline let tableOfPhase: UnsafeMutablePointer<Int32>
+  let tableOfPhase: UnsafeMutablePointer<Int32>
   /// Number of tables: after this many groups the start phase repeats.
-  @usableFromInline let count: Int
+  let count: Int
   /// Input samples from a group's start to the start of the group ``count`` groups later.
-  @usableFromInline let cycleAdvance: Int
+  let cycleAdvance: Int
 
   /// Builds the tables for `bank` (an exact one), when the group starting at output 0 has phase
   /// `phase0`; `nil` when they would take more than ``limit`` floats.

@@ -17,26 +17,25 @@
 /// small common divisor, e.g. 44,056 → 48,000 Hz), ``interpolationSteps`` + 1 rows at fractions
 /// `r / steps`, between which the resampler interpolates linearly.
 /// Immutable after creation, so resamplers and their copies share it.
-@usableFromInline
 final class _PolyphaseBank: @unchecked Sendable {
   /// Coefficients per row, a multiple of 8 (SIMD width).
-  @usableFromInline let taps: Int
+  let taps: Int
   /// Rows in the table.
-  @usableFromInline let rows: Int
+  let rows: Int
   /// 0 in exact mode; otherwise the rows per input sample of the interpolated table.
-  @usableFromInline let interpolationSteps: Int
+  let interpolationSteps: Int
   /// Whether dot products accumulate in Double: for rejection past 140 dB, where Float32
   /// accumulation (about 140 dB) would be the floor.
-  @usableFromInline let accumulatesInDouble: Bool
+  let accumulatesInDouble: Bool
   /// `rows × taps` coefficients, row-major.
-  @usableFromInline let coefficients: UnsafeMutablePointer<Float>
+  let coefficients: UnsafeMutablePointer<Float>
   /// Taps at or before the output's time (see the type's description).
-  @usableFromInline let lead: Int
+  let lead: Int
   /// Input samples the filter reaches ahead of the output's time at low frequencies: half the
   /// length for linear phase, the minimum-phase prototype's DC group delay otherwise.
-  @usableFromInline let lookahead: Double
+  let lookahead: Double
   /// Whether the filter is the minimum-phase one.
-  @usableFromInline let isMinimumPhase: Bool
+  let isMinimumPhase: Bool
 
   /// Most coefficients an exact table may hold before the interpolated one is used instead.
   static let exactLimit = 1 << 18

@@ -29,7 +29,7 @@ public struct VariableRatioResampler: Resampler {
   /// The ratio adjustment in force (see ``adjustRatio(by:)``).
   public private(set) var ratioAdjustment = 0.0
 
-  @usableFromInline let bank: _PolyphaseBank
+  let bank: _PolyphaseBank
   /// Input frames per output frame at the nominal ratio.
   let nominalStep: Double
   /// Input frames per output frame now.

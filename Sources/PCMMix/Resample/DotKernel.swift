@@ -1,0 +1,68 @@
+extension PolyphaseResampler {
+  /// Dot products from outside the library: `PCMMixAccelerated` supplies AVX2 + FMA ones, which
+  /// Swift cannot emit without compiler flags. `dot` and `dot2` take `n`, a multiple of 8; with
+  /// ``group`` the resampler computes sixteen outputs per call where the rates allow it.
+  public struct DotKernel: Sendable {
+    /// `h · x` over `n` floats.
+    public typealias Dot = @convention(c) (UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Float
+    /// `h · a` and `h · b` over `n` floats, into `out[0]` and `out[1]`.
+    public typealias Dot2 =
+      @convention(c) (
+        UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, Int,
+        UnsafeMutablePointer<Float>
+      ) -> Void
+    /// Sixteen consecutive outputs, all channels: `(table, width, x, stride, channels, out,
+    /// first, count)` sets lane `i` of channel `c` to the sum over `m < width` of
+    /// `table[m·16 + i] · x[c·stride + m]` and writes lanes `first ..< first + count` to `out`,
+    /// interleaved. Lanes outside that range may read input past what is valid, but never past
+    /// `width` floats from `x` in each plane, and their results are dropped.
+    public typealias Group =
+      @convention(c) (
+        UnsafePointer<Float>, Int, UnsafePointer<Float>, Int, Int, UnsafeMutablePointer<Float>,
+        Int, Int
+      ) -> Void
+    /// Two whole groups of a mono plane that share a table: `(table, width, a, b, outA, outB)`
+    /// sets `outA[i]` (`outB[i]`) to the sum over `m < width` of `table[m·16 + i] · a[m]`
+    /// (`b[m]`) for all sixteen lanes, so one coefficient load serves two groups.
+    public typealias GroupPair =
+      @convention(c) (
+        UnsafePointer<Float>, Int, UnsafePointer<Float>, UnsafePointer<Float>,
+        UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>
+      ) -> Void
+    /// The row blended between `h0` and `h1` by `t` dotted with `x` (``VariableRatioResampler``).
+    public typealias LerpDot =
+      @convention(c) (UnsafePointer<Float>, UnsafePointer<Float>, Float, UnsafePointer<Float>, Int)
+      -> Float
+    /// The row blended between `h0` and `h1` by `t` dotted with `a` and `b`, into `out[0]`,
+    /// `out[1]`.
+    public typealias LerpDot2 =
+      @convention(c) (
+        UnsafePointer<Float>, UnsafePointer<Float>, Float, UnsafePointer<Float>,
+        UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>
+      ) -> Void
+    /// A name for reports.
+    public var name: String
+    public var dot: Dot
+    public var dot2: Dot2
+    /// The sixteen-output kernel, if any.
+    public var group: Group?
+    /// The paired kernel for mono, if any (used only with ``group``).
+    public var groupPair: GroupPair?
+    /// Blended-row dot products for ``VariableRatioResampler``, if any.
+    public var lerpDot: LerpDot?
+    public var lerpDot2: LerpDot2?
+
+    public init(
+      name: String, dot: Dot, dot2: Dot2, group: Group? = nil, groupPair: GroupPair? = nil,
+      lerpDot: LerpDot? = nil, lerpDot2: LerpDot2? = nil
+    ) {
+      self.name = name
+      self.dot = dot
+      self.dot2 = dot2
+      self.group = group
+      self.groupPair = groupPair
+      self.lerpDot = lerpDot
+      self.lerpDot2 = lerpDot2
+    }
+  }
+}

@@ -1,0 +1,266 @@
+// The streaming loop of ``PolyphaseResampler``.
+//
+// One channel's plane of history (every channel has its own, `stride` floats apart):
+//
+//     plane:   [ kept history .............. | input taken this call ...... |   room   ]
+//              0          position                                   count       capacity
+//                         ├──── taps ────┤  one output's window
+//                         group.start ├─ offsets[i] ─┤ lane i's window, with groups
+//
+// An output can be written once its window is complete: `position + taps <= count`. Its
+// coefficients are the row for its phase (1/`up` of an input sample); the next output starts
+// `down / up` whole samples and `down % up` phases later. With the sixteen-output group tables,
+// outputs go sixteen at a time: a group's lanes read from `group.start + offsets[lane]`, and
+// which outputs form a group is fixed by their index since the start, so any split of the
+// input gives the same bits.
+//
+// Each call repeats three steps until its output is full or its input is used up:
+//   1. write  every output whose window is complete (`writeGroups` / `writeSingles`);
+//   2. slide  the history from `position` (a group's start) to the front (`slide`);
+//   3. take   as much input as fits after it (`take`).
+// When downsampling, `position` may run past `count`: the samples it skips are never needed,
+// and `slide` steps over them without copying.
+
+extension PolyphaseResampler {
+  /// Where the loop stands within one call (see the picture above).
+  struct _Loop {
+    var count: Int
+    var position: Int
+    var phase: Int
+    var group: _GroupCursor
+    var consumed = 0
+    var produced = 0
+  }
+
+  /// What the steps need of the resampler: its shape, read once so that the steps touch no
+  /// property of it while its history is borrowed.
+  struct _Shape {
+    let taps: Int
+    let channels: Int
+    let stride: Int
+    let capacity: Int
+    let up: Int
+    let down: Int
+  }
+
+  /// Feeds `frames` frames (zeros when `input` is nil) and writes up to `limit` outputs.
+  mutating func _run(
+    _ input: UnsafePointer<Float>?, frames: Int, output: UnsafeMutableBufferPointer<Float>,
+    limit: Int
+  ) -> (consumed: Int, produced: Int) {
+    let context = _KernelContext(bank!, kernel, up: up)
+    let room = min(output.count / channelCount, limit)
+    let shape = _Shape(
+      taps: bank!.taps, channels: channelCount, stride: stride, capacity: capacity, up: up,
+      down: down)
+    let groups = self.groups
+    var loop = _Loop(
+      count: count, position: position, phase: phase,
+      group: _GroupCursor(
+        groups, framesOut: framesOut, position: position, phase: phase, up: up, down: down))
+    history.withUnsafeMutableBufferPointer { planes in
+      let base = planes.baseAddress!
+      guard let out = output.baseAddress else { return }
+      while true {
+        // 1. Write.
+        if let groups {
+          shape.writeGroups(groups, context, base, out, room, &loop)
+        } else {
+          shape.writeSingles(context, base, out, room, &loop)
+        }
+        if loop.produced == room || loop.consumed == frames { break }
+        // 2. Slide, and 3. take.
+        guard shape.slide(base, frames, &loop) else { continue }
+        shape.take(input, base, frames, &loop)
+      }
+    }
+    if let groups {
+      (loop.position, loop.phase) = loop.group.output(groups, up: up, down: down)
+    }
+    (count, position, phase) = (loop.count, loop.position, loop.phase)
+    framesOut += loop.produced
+    return (loop.consumed, loop.produced)
+  }
+}
+
+extension PolyphaseResampler._Shape {
+
+  /// Step 1, grouped: sixteen outputs at a time while their windows are complete. Mono pairs
+  /// groups a table cycle apart at every group boundary where it can (`_pairedMonoGroups`), when
+  /// the pair computes exactly what single calls would (both Swift, or both the kernel's); then
+  /// one group, or what is left of it, alone.
+  @inline(__always)
+  func writeGroups(
+    _ groups: _GroupTables, _ context: _KernelContext, _ base: UnsafeMutablePointer<Float>,
+    _ out: UnsafeMutablePointer<Float>, _ room: Int, _ loop: inout PolyphaseResampler._Loop
+  ) {
+    let lanes = _GroupTables.lanes
+    let pairing = channels == 1 && context.pairsMatchSingles
+    while loop.produced < room {
+      if pairing && loop.group.lane == 0 {
+        loop.produced += _pairedMonoGroups(
+          groups, context, base, stride, count: loop.count, out + loop.produced,
+          room: room - loop.produced, &loop.group)
+        if loop.produced == room { break }
+      }
+      let offsets = groups.offsets + loop.group.table * (lanes + 1)
+      let most = min(lanes - loop.group.lane, room - loop.produced)
+      var n = 0
+      while n < most && loop.group.start + Int(offsets[loop.group.lane + n]) + taps <= loop.count {
+        n += 1
+      }
+      if n == 0 { break }
+      context.group16(
+        groups.tables + loop.group.table * groups.width * lanes, groups.width,
+        base + loop.group.start, stride, channels, out + loop.produced * channels,
+        loop.group.lane, n)
+      loop.produced += n
+      loop.group.advance(n, groups)
+    }
+    loop.position = loop.group.start
+  }
+
+  /// Step 1, one output at a time (interpolated tables, Double accumulation).
+  @inline(__always)
+  func writeSingles(
+    _ context: _KernelContext, _ base: UnsafeMutablePointer<Float>,
+    _ out: UnsafeMutablePointer<Float>, _ room: Int, _ loop: inout PolyphaseResampler._Loop
+  ) {
+    let (stepWhole, stepFraction) = (down / up, down % up)
+    while loop.position + taps <= loop.count && loop.produced < room {
+      _kernel(
+        context, phase: loop.phase, base + loop.position, stride, channels,
+        out + loop.produced * channels)
+      loop.produced += 1
+      loop.position += stepWhole
+      loop.phase += stepFraction
+      if loop.phase >= up {
+        loop.phase -= up
+        loop.position += 1
+      }
+    }
+  }
+
+  /// Step 2: moves the history from the next window (with groups, its group's start) to the
+  /// front of the planes; what falls free at the end is zeroed, so whatever a group's dropped
+  /// lanes read there is finite. When downsampling skipped past everything held, the input it
+  /// skips is consumed unread; returns `false` when that used up the input there is.
+  @inline(__always)
+  func slide(
+    _ base: UnsafeMutablePointer<Float>, _ frames: Int, _ loop: inout PolyphaseResampler._Loop
+  ) -> Bool {
+    let keep = min(loop.position, loop.count)
+    if keep > 0 {
+      _slidePlanes(base, stride: stride, channels: channels, count: loop.count, by: keep)
+      loop.count -= keep
+      loop.position -= keep
+      loop.group.start -= keep
+    }
+    if loop.position > loop.count {
+      let skip = min(loop.position - loop.count, frames - loop.consumed)
+      loop.consumed += skip
+      loop.position -= skip
+      loop.group.start -= skip
+      if loop.position > loop.count { return false }
+    }
+    return true
+  }
+
+  /// Step 3: copies as much input as fits after the history (zeros when `input` is nil).
+  @inline(__always)
+  func take(
+    _ input: UnsafePointer<Float>?, _ base: UnsafeMutablePointer<Float>, _ frames: Int,
+    _ loop: inout PolyphaseResampler._Loop
+  ) {
+    let n = min(capacity - loop.count, frames - loop.consumed)
+    _fillPlanes(
+      base, stride: stride, channels: channels, at: loop.count,
+      from: input.map { $0 + loop.consumed * channels }, frames: n)
+    loop.count += n
+    loop.consumed += n
+  }
+}
+
+/// Where the grouped loop stands: the table of the current group of sixteen outputs, the input
+/// position of its first window, and the lane of the next output in it.
+struct _GroupCursor {
+  var table = 0
+  var start = 0
+  var lane = 0
+
+  /// The cursor of output `framesOut`, which sits at `position` and `phase`.
+  init(_ groups: _GroupTables?, framesOut: Int, position: Int, phase: Int, up: Int, down: Int) {
+    guard let groups else { return }
+    lane = framesOut % _GroupTables.lanes
+    let back = lane * down
+    let q = ((phase - back % up) % up + up) % up
+    table = Int(groups.tableOfPhase[q])
+    precondition(table >= 0, "output \(framesOut) is not in a known group")
+    start = position - (q + back) / up
+  }
+
+  /// Moves past `n` outputs.
+  @inline(__always)
+  mutating func advance(_ n: Int, _ groups: _GroupTables) {
+    lane += n
+    if lane == _GroupTables.lanes {
+      start += Int(groups.offsets[table * (_GroupTables.lanes + 1) + lane])
+      table = Int(groups.next[table])
+      lane = 0
+    }
+  }
+
+  /// The next output's window position and phase.
+  func output(_ groups: _GroupTables, up: Int, down: Int) -> (position: Int, phase: Int) {
+    let offsets = groups.offsets + table * (_GroupTables.lanes + 1)
+    return (start + Int(offsets[lane]), (Int(groups.startPhase[table]) + lane * down) % up)
+  }
+}
+
+/// Mono, from a group boundary: of the next `cycle + j` whole groups that are complete and fit
+/// in `room` (`cycle` = the number of tables, `j` ≤ `cycle`), the first `j` are computed together
+/// with the last `j` (a table cycle later, same table: one coefficient load for two groups) and
+/// the rest alone; repeated while at least `cycle + 1` whole groups are ready. Returns the
+/// frames written; moves `group` past them.
+func _pairedMonoGroups(
+  _ groups: _GroupTables, _ context: _KernelContext, _ base: UnsafeMutablePointer<Float>,
+  _ stride: Int, count: Int, _ out: UnsafeMutablePointer<Float>, room: Int,
+  _ group: inout _GroupCursor
+) -> Int {
+  let lanes = _GroupTables.lanes
+  let cycle = groups.count
+  let advance = groups.cycleAdvance
+  func next(_ start: inout Int, _ table: inout Int) {
+    start += Int(groups.offsets[table * (lanes + 1) + lanes])
+    table = Int(groups.next[table])
+  }
+  var produced = 0
+  while true {
+    var whole = 0
+    var (s, t) = (group.start, group.table)
+    let most = min((room - produced) / lanes, 2 * cycle)
+    while whole < most && s + groups.width <= count {
+      next(&s, &t)
+      whole += 1
+    }
+    guard whole > cycle else { break }
+    let pairs = whole - cycle
+    var (start, table) = (group.start, group.table)
+    let first = out + produced
+    for i in 0..<cycle {
+      let t = groups.tables + table * groups.width * lanes
+      let outA = first + i * lanes
+      if i < pairs {
+        context.group16x2(
+          t, groups.width, base + start, base + start + advance, outA,
+          first + (cycle + i) * lanes)
+      } else {
+        context.group16(t, groups.width, base + start, stride, 1, outA, 0, lanes)
+      }
+      next(&start, &table)
+    }
+    produced += whole * lanes
+    (group.start, group.table) = (s, t)
+  }
+  return produced
+}
