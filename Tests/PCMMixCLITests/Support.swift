@@ -57,11 +57,19 @@ func cliOK(
   return r
 }
 
-/// The built `pcm-mix` executable (`swift test` builds every product first).
+/// The built `pcm-mix` executable, which `swift test` builds beside the test bundle whatever the
+/// configuration or scratch path: found next to this process's executable (or a few folders up,
+/// from inside an `.xctest` bundle on macOS); `PCMMIX_EXECUTABLE` overrides it.
 let executablePath: String = {
-  let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  return root.appendingPathComponent(".build/debug/pcm-mix").path
+  if let path = ProcessInfo.processInfo.environment["PCMMIX_EXECUTABLE"] { return path }
+  var folder = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+    .resolvingSymlinksInPath().deletingLastPathComponent()
+  for _ in 0..<4 {
+    let candidate = folder.appendingPathComponent("pcm-mix").path
+    if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    folder = folder.deletingLastPathComponent()
+  }
+  fatalError("pcm-mix is not built beside the tests (set PCMMIX_EXECUTABLE to its path)")
 }()
 
 // MARK: - Temporary folders and files
