@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap build demo test bench bench-smoke fuzz tsan lint vectors clean
+.PHONY: all bootstrap build demo test bench bench-smoke fuzz tsan lint docs docs-check vectors clean
 
 all: build
 
@@ -45,6 +45,19 @@ tsan: bootstrap
 
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
+
+# The DocC site of PCMMix in .build/docs (static; symbol graph from the build, the toolchain's
+# own docc, no network). A docc warning, such as a broken symbol link, fails it (except the
+# known ones from source doc comments listed in scripts/docs-known-warnings.txt).
+docs: bootstrap
+	SWIFT=$(SWIFT) scripts/docs.sh
+
+# Serves .build/docs locally and opens the landing page and the RealtimeCapturePipeline page in
+# headless Chromium (installed when missing): each must render its title and abstract.
+# Screenshots and DOMs land in .build/docs-check/.
+docs-check: docs
+	@command -v chromium >/dev/null 2>&1 || scripts/bootstrap.sh chromium
+	scripts/docs-check.sh
 
 # Regenerates TestVectors/ from numpy and soxr (needs Python; not part of the tests).
 vectors:
