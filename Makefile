@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap build demo test bench bench-smoke fuzz tsan lint docs docs-check vectors clean
+.PHONY: all bootstrap build demo test bench bench-smoke plots fuzz tsan lint docs docs-check vectors clean
 
 all: build
 
@@ -29,6 +29,11 @@ bench: bootstrap
 	@command -v sox >/dev/null 2>&1 || scripts/bootstrap.sh sox
 	$(SWIFT) build -c release
 	$(SWIFT) run -c release --skip-build pcm-mix-bench $(ARGS)
+
+# The figures of the README and the documentation, measured on this machine and written as SVG
+# into the DocC catalog's resources (a few minutes; PlotFileTests checks what is committed).
+plots: bootstrap
+	$(SWIFT) run -c release pcm-mix-bench --plots Sources/PCMMix/PCMMix.docc/Resources
 
 bench-smoke: bootstrap
 	SWIFT=$(SWIFT) Benchmarks/smoke.sh
