@@ -125,8 +125,9 @@ public struct AudioFileReader<Source: ByteSource> {
     }
   }
 
-  /// Reads whole frames of raw audio bytes (in ``format``) into the start of `buffer` and
-  /// returns how many; 0 at the end of the audio.
+  /// Reads whole frames of raw audio bytes (in ``format``: CAF's signed 8-bit samples with their
+  /// top bit flipped, as `u8`) into the start of `buffer` and returns how many; 0 at the end of
+  /// the audio.
   ///
   /// Fills the buffer unless the audio ends first, so on a pipe it blocks until enough bytes
   /// arrive. Never reads past the claimed data size. Input that ends before the claimed size,
