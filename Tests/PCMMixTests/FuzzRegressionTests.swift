@@ -14,7 +14,7 @@ import Testing
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fuzz")
 
-  static let targets = ["FuzzWAV", "FuzzProbeDecode", "FuzzPipeline"]
+  static let targets = ["FuzzWAV", "FuzzContainers", "FuzzProbeDecode", "FuzzPipeline"]
 
   /// Every replayable input: `(target, path relative to Fuzz/)`.
   fileprivate static let inputs: [_FuzzInput] = {
@@ -36,6 +36,7 @@ import Testing
     let bytes = [UInt8](try Data(contentsOf: Self.fuzzRoot.appendingPathComponent(input.path)))
     switch input.target {
     case "FuzzWAV": FuzzWAV.run(bytes)
+    case "FuzzContainers": FuzzContainers.run(bytes)
     case "FuzzProbeDecode": FuzzProbeDecode.run(bytes)
     default: FuzzPipeline.run(bytes)
     }
