@@ -7,7 +7,7 @@
 
 #define PCMMIX_TARGET __attribute__((target("avx2,fma")))
 
-// The scalar rule, for the tail: as Encoder.int16 in Swift.
+// The scalar rule, for the tail: as PCMEncoder.int16 in Swift.
 static inline short encode_one(float x) {
   float v = x * 32768.0f;
   if (v != v) return 0;

@@ -32,14 +32,14 @@ public enum Accelerated {
   }()
 
   /// Installs the process-wide AVX2 kernels when this CPU runs them: the int16 encoder
-  /// (``Encoder/install(_:)``) and the mixers' measure-and-mix passes
+  /// (``PCMEncoder/install(_:)``) and the mixers' measure-and-mix passes
   /// (``MixKernel/install(measure2:mixMeasure:)``).
   /// Both give the same bits as the Swift code they replace. Returns whether it did.
   @discardableResult
   public static func install() -> Bool {
     #if arch(x86_64) || arch(i386)
       guard kernel != nil else { return false }
-      Encoder.install { x, n, out in pcmmix_encode_s16(x, n, out) }
+      PCMEncoder.install { x, n, out in pcmmix_encode_s16(x, n, out) }
       MixKernel.install(
         measure2: { a, b, n, peaks, sums in pcmmix_measure2(a, b, n, peaks, sums) },
         mixMeasure: { a, b, n, ga, gb, s, peak, sum, bits in
@@ -53,7 +53,7 @@ public enum Accelerated {
 
   /// Takes back what ``install()`` installed: the Swift code runs again.
   public static func uninstall() {
-    Encoder.install(nil)
+    PCMEncoder.install(nil)
     MixKernel.install(measure2: nil, mixMeasure: nil)
   }
 

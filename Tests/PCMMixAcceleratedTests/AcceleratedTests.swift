@@ -194,11 +194,11 @@ import Testing
     for (start, count) in [(0, values.count), (3, values.count - 20), (7, 13)] {
       values.withUnsafeBufferPointer { v in
         out.withUnsafeMutableBufferPointer {
-          Encoder.encode(UnsafeBufferPointer(rebasing: v[start..<(start + count)]), into: $0)
+          PCMEncoder.encode(UnsafeBufferPointer(rebasing: v[start..<(start + count)]), into: $0)
         }
       }
       var bad = 0
-      for i in 0..<count where out[i] != Encoder.int16(values[start + i]) { bad += 1 }
+      for i in 0..<count where out[i] != PCMEncoder.int16(values[start + i]) { bad += 1 }
       #expect(bad == 0, "\(bad) samples differ from the Swift rule")
     }
   }

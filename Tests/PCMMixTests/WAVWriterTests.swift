@@ -140,7 +140,7 @@ struct WAVWriterTests {
     #expect(!reader.isTruncated)
   }
 
-  @Test("int16 encoding rounds ties toward zero and clamps, as Encoder does")
+  @Test("int16 encoding rounds ties toward zero and clamps, as PCMEncoder does")
   func s16Encoding() throws {
     let samples: [Float] = [1.5, -1.5, 2.5 / 32768, -2.5 / 32768, 2.6 / 32768, 0.99999]
     var writer = try WAVWriter(
@@ -151,7 +151,7 @@ struct WAVWriterTests {
     let values = stride(from: data.startIndex, to: data.endIndex, by: 2).map {
       Int16(truncatingIfNeeded: le(writer.sink.bytes, $0, 2))
     }
-    #expect(values == samples.map(Encoder.int16))
+    #expect(values == samples.map(PCMEncoder.int16))
     #expect(values == [32767, -32768, 2, -2, 3, 32767])
   }
 

@@ -44,7 +44,7 @@ void pcmmix_group16x2(const float *table, long width, const float *a, const floa
                       float *outa, float *outb);
 
 /// Float32 samples to int16 by PCMMix's rule (x * 32768 rounded to nearest with ties toward
-/// zero, clamped; NaN to 0): the same bits as `Encoder.int16` in Swift, sixteen at a time.
+/// zero, clamped; NaN to 0): the same bits as `PCMEncoder.int16` in Swift, sixteen at a time.
 void pcmmix_encode_s16(const float *x, long n, short *out);
 
 /// The largest square and the sum of squares of n floats of a (into peaks[0], sums[0]) and of

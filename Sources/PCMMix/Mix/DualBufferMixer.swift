@@ -121,14 +121,14 @@ public struct DualBufferMixer {
   }
 
   /// Mixes as many frames as are ready and fit into `output` (interleaved int16; see
-  /// ``Encoder`` for the rounding), returning the frames written.
+  /// ``PCMEncoder`` for the rounding), returning the frames written.
   ///
   /// - Complexity: O(frames written); no allocation.
   public mutating func mix(into output: UnsafeMutableBufferPointer<Int16>) -> Int {
     let ch = configuration.channelCount
     let room = output.count / ch
     return _mix(room) { offset, block, frames in
-      Encoder.int16(block, count: frames * ch, into: output.baseAddress! + offset * ch)
+      PCMEncoder.int16(block, count: frames * ch, into: output.baseAddress! + offset * ch)
     }
   }
 

@@ -26,7 +26,7 @@
 ///    and it is exactly 1 when every value is.
 ///
 /// Every output sample therefore satisfies `abs(y) ≤ ceiling` in Float32, and, since
-/// ``Encoder/int16(_:)`` is monotonic, `Encoder.int16(y)` lies within ± the ceiling's int16
+/// ``PCMEncoder/int16(_:)`` is monotonic, `PCMEncoder.int16(y)` lies within ± the ceiling's int16
 /// value. When the gain is at rest and nothing in the window exceeds the ceiling, the gain is
 /// exactly 1 and the output is the delayed input bit for bit; such stretches take a fast path
 /// (a SIMD magnitude scan plus the delay-line swap). Results do not depend on how a stream is

@@ -192,7 +192,7 @@ public struct SourceChain {
       var start = 0
       while start < total {
         let n = min(blockFrames, total - start)
-        Decoder.decode(
+        PCMDecoder.decode(
           bytes, format: format, totalFrames: total, frames: start..<(start + n),
           outputChannels: decodedChannels, into: d)
         if resampler == nil {

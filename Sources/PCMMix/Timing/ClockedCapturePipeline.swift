@@ -136,7 +136,7 @@ public struct ClockedCapturePipeline {
   /// - Complexity: O(frames); no allocation.
   public mutating func pull(into output: UnsafeMutableBufferPointer<Int16>) -> PullStatus {
     pull(frames: output.count / 2) { offset, block, n in
-      Encoder.int16(block, count: n * 2, into: output.baseAddress! + offset * 2)
+      PCMEncoder.int16(block, count: n * 2, into: output.baseAddress! + offset * 2)
     }
   }
 

@@ -169,7 +169,7 @@ public struct AudioFileReader<Source: ByteSource> {
     return frames
   }
 
-  /// Reads whole frames and decodes them to interleaved Float32 in `output` (see ``Decoder``),
+  /// Reads whole frames and decodes them to interleaved Float32 in `output` (see ``PCMDecoder``),
   /// returning how many frames; 0 at the end of the audio.
   ///
   /// Reads at most `output.count / channelCount` frames, and at most what the 32 KiB scratch
@@ -190,7 +190,7 @@ public struct AudioFileReader<Source: ByteSource> {
       let frames = min(output.count / channels, raw.count / format.bytesPerFrame)
       let part = UnsafeMutableRawBufferPointer(rebasing: raw[0..<frames * format.bytesPerFrame])
       let n = try self.read(into: part)
-      Decoder.decode(
+      PCMDecoder.decode(
         UnsafeRawBufferPointer(part), format: format, totalFrames: n, frames: 0..<n,
         outputChannels: channels, into: output)
       return n

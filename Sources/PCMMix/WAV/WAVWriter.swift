@@ -90,7 +90,7 @@ public struct WAVWriter<Sink: ByteSink> {
     self.scratch = [UInt8](repeating: 0, count: Self.scratchByteCount)
   }
 
-  /// Encodes interleaved `samples` (see ``Encoder``: int16 rounds to nearest with ties toward
+  /// Encodes interleaved `samples` (see ``PCMEncoder``: int16 rounds to nearest with ties toward
   /// zero and clamps; f32 is written bit for bit) and writes them in chunks of at most 32 KiB.
   ///
   /// Does not allocate. If the sink throws part-way, ``framesWritten`` counts only the chunks
@@ -110,7 +110,7 @@ public struct WAVWriter<Sink: ByteSink> {
       var start = 0
       while start < samples.count {
         let end = min(start + chunkSamples, samples.count)
-        let count = Encoder.encodeLittleEndian(
+        let count = PCMEncoder.encodeLittleEndian(
           UnsafeBufferPointer(rebasing: samples[start..<end]), as: type, into: raw)
         try self.sink.write(UnsafeRawBufferPointer(rebasing: raw[0..<count]))
         self.dataByteCount += count

@@ -7,7 +7,7 @@
 /// Floats pass through (`f64` rounded to nearest). Byte order is swapped per the format, whole
 /// samples at a time (4 or 8 bytes for floats). Planar input is read plane by plane and written
 /// interleaved.
-public enum Decoder {
+public enum PCMDecoder {
   /// Decodes `frames` of `source` (which holds `totalFrames` frames in `format`), keeping
   /// channels `0 ..< outputChannels`, into `output` interleaved with `outputChannels` samples a
   /// frame.

@@ -5,7 +5,7 @@ import CPCMMixAtomics
 /// Int16: `x × 32768` rounded to nearest with ties toward zero, then clamped to
 /// [-32768, 32767]. Ties toward zero make an `average` of two int16 values come out exactly as C's
 /// truncating `(a + b) / 2`, while any other value rounds to nearest.
-public enum Encoder {
+public enum PCMEncoder {
   /// One sample to int16 by the rule above.
   ///
   /// Works from the truncating conversion (one instruction on every target, where `rounded`
@@ -123,7 +123,7 @@ public enum Encoder {
       }
       return input.count * 4
     default:
-      preconditionFailure("Encoder writes s16 or f32, not \(type)")
+      preconditionFailure("PCMEncoder writes s16 or f32, not \(type)")
     }
   }
 }
