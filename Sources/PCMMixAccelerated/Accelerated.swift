@@ -1,5 +1,5 @@
 import CPCMMixKernels
-import PCMMix
+@_spi(Backends) import PCMMix
 
 /// AVX2 + FMA dot-product kernels for the built-in resampler, chosen at run time.
 ///
@@ -11,11 +11,17 @@ import PCMMix
 /// everything falls back to the Swift path.
 ///
 /// ```swift
-/// var pipeline = CapturePipeline(.init(resampler: Accelerated.factory(.balanced)))
+/// var pipeline = CapturePipeline(.init(resampler: .accelerated(.balanced)))
 /// ```
-public enum Accelerated {
-  /// The kernels, or `nil` when this CPU cannot run them.
-  public static let kernel: PolyphaseResampler.DotKernel? = {
+public enum AcceleratedKernels {
+  /// Whether this CPU runs the kernels (x86-64 with AVX2 and FMA).
+  public static var isAvailable: Bool { kernel != nil }
+
+  /// The name of the kernels (`avx2+fma`), or `nil` when this CPU cannot run them.
+  public static var name: String? { kernel?.name }
+
+  /// The resampler's kernels, or `nil` when this CPU cannot run them.
+  @_spi(Backends) public static let kernel: PolyphaseResampler.DotKernel? = {
     #if arch(x86_64) || arch(i386)
       guard pcmmix_kernels_available() != 0 else { return nil }
       return PolyphaseResampler.DotKernel(
@@ -32,8 +38,8 @@ public enum Accelerated {
   }()
 
   /// Installs the process-wide AVX2 kernels when this CPU runs them: the int16 encoder
-  /// (``PCMEncoder/install(_:)``) and the mixers' measure-and-mix passes
-  /// (``MixKernel/install(measure2:mixMeasure:)``).
+  /// (`PCMEncoder.install(_:)`) and the mixers' measure-and-mix passes
+  /// (`MixKernel.install(measure2:mixMeasure:)`).
   /// Both give the same bits as the Swift code they replace. Returns whether it did.
   @discardableResult
   public static func install() -> Bool {
@@ -56,15 +62,21 @@ public enum Accelerated {
     PCMEncoder.install(nil)
     MixKernel.install(measure2: nil, mixMeasure: nil)
   }
+}
 
-  /// A factory for the built-in resampler at `quality`, with the kernels when they run here.
-  /// Like `SourceChain.builtin`, it makes the shared minimum-phase design up front.
-  public static func factory(_ quality: ResamplerQuality) -> ResamplerFactory {
-    let kernel = Self.kernel
-    PolyphaseResampler.prepareDesign(for: quality)
-    return {
-      PolyphaseResampler(
-        inputRate: $0, outputRate: $1, channelCount: $2, quality: quality, kernel: kernel)
-    }
+extension ResamplerFactory {
+  /// The built-in ``PolyphaseResampler`` at `quality` with the AVX2 + FMA kernels where this CPU
+  /// runs them (the Swift path elsewhere). Like ``ResamplerFactory/builtin(_:)``, it makes the
+  /// shared minimum-phase design up front.
+  public static func accelerated(_ quality: ResamplerQuality = .balanced) -> ResamplerFactory {
+    builtin(quality, kernel: AcceleratedKernels.kernel)
+  }
+
+  /// The steerable ``VariableRatioResampler`` at `quality` with the AVX2 + FMA kernels where
+  /// this CPU runs them, for a ``ClockedCapturePipeline``.
+  public static func acceleratedVariableRatio(_ quality: ResamplerQuality = .balanced)
+    -> ResamplerFactory
+  {
+    variableRatio(quality, kernel: AcceleratedKernels.kernel)
   }
 }

@@ -186,8 +186,8 @@ struct _MixSession {
       n = min(n, mixBuffer.count / 2)
       if n == 0 { break }
       if fade.frames > 0 { shapeStaged(n) }
-      if appStaged.isEmpty { _fill(&mixer.app, to: n) } else { appStaged.move(n, into: &mixer.app) }
-      if micStaged.isEmpty { _fill(&mixer.mic, to: n) } else { micStaged.move(n, into: &mixer.mic) }
+      if appStaged.isEmpty { fill(.app, to: n) } else { appStaged.move(n, into: &mixer, .app) }
+      if micStaged.isEmpty { fill(.mic, to: n) } else { micStaged.move(n, into: &mixer, .mic) }
       appLeft -= min(n, appLeft)
       micLeft -= min(n, micLeft)
       appMoved += n
@@ -240,10 +240,12 @@ struct _MixSession {
   }
 
   /// Appends silence to `side` until it holds `frames` frames.
-  func _fill(_ side: inout MixerInput, to frames: Int) {
-    while side.buffered < frames {
-      let n = min(frames - side.buffered, silence.count / 2)
-      side.append(UnsafeBufferPointer(rebasing: silence[..<(n * 2)]))
+  mutating func fill(_ side: DualBufferMixer.Side, to frames: Int) {
+    var buffered = side == .app ? mixer.app.buffered : mixer.mic.buffered
+    while buffered < frames {
+      let n = min(frames - buffered, silence.count / 2)
+      mixer.append(side, UnsafeBufferPointer(rebasing: silence[..<(n * 2)]))
+      buffered += n
     }
   }
 }
@@ -282,10 +284,13 @@ struct _Staging: FrameSink {
     }
   }
 
-  /// Moves the first `frames` frames into `side`.
-  mutating func move(_ frames: Int, into side: inout MixerInput) {
+  /// Moves the first `frames` frames into `mixer`'s `side`.
+  mutating func move(_ frames: Int, into mixer: inout DualBufferMixer, _ side: DualBufferMixer.Side)
+  {
     let end = start + frames * 2
-    samples.withUnsafeBufferPointer { side.append(UnsafeBufferPointer(rebasing: $0[start..<end])) }
+    samples.withUnsafeBufferPointer {
+      mixer.append(side, UnsafeBufferPointer(rebasing: $0[start..<end]))
+    }
     start = end
     if start == samples.count {
       samples.removeAll(keepingCapacity: true)

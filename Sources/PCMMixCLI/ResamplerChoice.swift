@@ -61,10 +61,9 @@ public enum ResamplerChoice: Equatable, Sendable {
   public func steerableFactory(phase: PhaseChoice) -> ResamplerFactory {
     switch self {
     case .builtin(let name):
-      return VariableRatioResampler.factory(
-        phase.applied(to: Self.quality(name)), kernel: Accelerated.kernel)
+      return .acceleratedVariableRatio(phase.applied(to: Self.quality(name)))
     case .libsamplerate(let converter):
-      return SampleRateResampler.factory(converter)
+      return .libsamplerate(converter)
     }
   }
 
@@ -78,9 +77,9 @@ public enum ResamplerChoice: Equatable, Sendable {
     switch self {
     case .builtin(let name):
       // The AVX2 + FMA kernels where this CPU has them; the Swift path otherwise.
-      return Accelerated.factory(phase.applied(to: Self.quality(name)))
+      return .accelerated(phase.applied(to: Self.quality(name)))
     case .libsamplerate(let converter):
-      return SampleRateResampler.factory(converter)
+      return .libsamplerate(converter)
     }
   }
 

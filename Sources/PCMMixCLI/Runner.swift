@@ -4,7 +4,7 @@ import PCMMixAccelerated
 /// Runs `pcm-mix` with `args` (without the program name) and returns the exit code.
 public func runCLI(_ args: ArraySlice<String>, console: Console = .standard) -> Int32 {
   // The AVX2 int16 encoder where the CPU has it: the same bits, a fraction of the time.
-  Accelerated.install()
+  AcceleratedKernels.install()
   do throws(CLIError) {
     switch try Command.parse(args) {
     case .help(let topic):

@@ -1,5 +1,5 @@
 import CSampleRate
-import PCMMix
+@_spi(Backends) import PCMMix
 
 /// A ``Resampler`` backed by libsamplerate (Secret Rabbit Code), any of its five converters.
 ///
@@ -11,7 +11,7 @@ import PCMMix
 /// var r = SampleRateResampler(
 ///   converter: .sincBest, inputRate: 44_100, outputRate: 48_000, channelCount: 2)
 /// let (consumed, produced) = r.process(input, into: output)
-/// var chain = SourceChain(resampler: SampleRateResampler.factory(.sincMedium))
+/// var chain = SourceChain(resampler: .libsamplerate(.sincMedium))
 /// ```
 ///
 /// **Latency.** libsamplerate centres its sinc filters on the ideal output instant, so the sinc
@@ -116,21 +116,6 @@ public struct SampleRateResampler: Resampler {
   public static func supports(inputRate: Int, outputRate: Int) -> Bool {
     inputRate > 0 && outputRate > 0 && outputRate <= 256 * inputRate
       && inputRate <= 256 * outputRate
-  }
-
-  /// A factory for the pipeline (``SourceChain``) that makes this backend with `converter`.
-  ///
-  /// For a rate pair libsamplerate cannot convert (``supports(inputRate:outputRate:)``), which a
-  /// capture stream's description may still name, the factory makes the built-in
-  /// ``PolyphaseResampler`` instead of trapping inside a capture callback.
-  public static func factory(_ converter: Converter) -> ResamplerFactory {
-    {
-      guard supports(inputRate: $0, outputRate: $1) else {
-        return PolyphaseResampler(inputRate: $0, outputRate: $1, channelCount: $2)
-      }
-      return SampleRateResampler(
-        converter: converter, inputRate: $0, outputRate: $1, channelCount: $2)
-    }
   }
 
   /// The linked libsamplerate's version string (`src_get_version`).
@@ -276,5 +261,23 @@ public struct SampleRateResampler: Resampler {
   /// Clones the C state if a copy of this value shares it.
   private mutating func makeUnique() {
     if !isKnownUniquelyReferenced(&box) { box = _SampleRateState(cloning: box) }
+  }
+}
+
+extension ResamplerFactory {
+  /// libsamplerate's `converter` (``SampleRateResampler``), for ``SourceChain``, a
+  /// ``CapturePipeline`` or a ``ClockedCapturePipeline`` (it can be steered).
+  ///
+  /// For a rate pair libsamplerate cannot convert (``SampleRateResampler/supports(inputRate:outputRate:)``),
+  /// which a capture stream's description may still name, the factory makes the built-in
+  /// ``PolyphaseResampler`` instead of trapping inside a capture callback.
+  public static func libsamplerate(_ converter: SampleRateResampler.Converter) -> ResamplerFactory {
+    ResamplerFactory {
+      guard SampleRateResampler.supports(inputRate: $0, outputRate: $1) else {
+        return PolyphaseResampler(inputRate: $0, outputRate: $1, channelCount: $2)
+      }
+      return SampleRateResampler(
+        converter: converter, inputRate: $0, outputRate: $1, channelCount: $2)
+    }
   }
 }

@@ -1,9 +1,9 @@
 import Foundation
-import PCMMix
+@_spi(Backends) import PCMMix
 import PCMMixTestSupport
 import Testing
 
-@testable import PCMMixAccelerated
+@_spi(Backends) @testable import PCMMixAccelerated
 
 /// The AVX2 + FMA kernels give the Swift path's output to within Float32 rounding, and the
 /// presets keep their quality with them.
@@ -17,9 +17,9 @@ import Testing
       let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
       let flags = cpu.split(separator: "\n").first { $0.hasPrefix("flags") } ?? ""
       let has = flags.contains(" avx2") && flags.contains(" fma")
-      #expect((Accelerated.kernel != nil) == has)
+      #expect((AcceleratedKernels.kernel != nil) == has)
     #else
-      #expect(Accelerated.kernel == nil)
+      #expect(AcceleratedKernels.kernel == nil)
     #endif
   }
 
@@ -31,7 +31,7 @@ import Testing
     for i in x.indices { x[i] = Float.random(in: -0.9...0.9, using: &g) }
     var plain = PolyphaseResampler(inputRate: rate, outputRate: 48000, channelCount: channels)
     var fast = PolyphaseResampler(
-      inputRate: rate, outputRate: 48000, channelCount: channels, kernel: Accelerated.kernel)
+      inputRate: rate, outputRate: 48000, channelCount: channels, kernel: AcceleratedKernels.kernel)
     let a = Self.run(&plain, x)
     let b = Self.run(&fast, x)
     #expect(a.count == b.count)
@@ -46,7 +46,7 @@ import Testing
       let x = (0..<n).map { Float(0.5 * cos(2 * .pi * f * Double($0) / 44_100)) }
       var r = PolyphaseResampler(
         inputRate: 44_100, outputRate: 48000, channelCount: 1, quality: quality,
-        kernel: Accelerated.kernel)
+        kernel: AcceleratedKernels.kernel)
       let y = Self.run(&r, x)
       let aligned = Array(y[r.latency...])
       let snr = ToneFit(aligned, frequency: f / 48000, range: 1200..<(aligned.count - 1200)).snrDB
@@ -76,19 +76,19 @@ import Testing
 /// The sixteen-output kernels (the AVX2 one and the Swift one): used where they should be, and
 /// every split of the input and every size of output buffer gives exactly the one-shot output.
 @Suite struct GroupKernelTests {
-  @Test(.enabled(if: Accelerated.kernel != nil, "this CPU has no AVX2 + FMA"))
+  @Test(.enabled(if: AcceleratedKernels.kernel != nil, "this CPU has no AVX2 + FMA"))
   func isUsedForTheCaptureRates() {
     for rate in [8000, 16000, 32000, 44100, 96000] {
       let r = PolyphaseResampler(
-        inputRate: rate, outputRate: 48000, channelCount: 2, kernel: Accelerated.kernel)
+        inputRate: rate, outputRate: 48000, channelCount: 2, kernel: AcceleratedKernels.kernel)
       #expect(r.usesGroupKernel, "\(rate) Hz")
     }
     // Double accumulation (high) and interpolated tables (44,056 Hz) keep the per-output path.
     let high = PolyphaseResampler(
       inputRate: 44100, outputRate: 48000, channelCount: 2, quality: .high,
-      kernel: Accelerated.kernel)
+      kernel: AcceleratedKernels.kernel)
     let odd = PolyphaseResampler(
-      inputRate: 44056, outputRate: 48000, channelCount: 2, kernel: Accelerated.kernel)
+      inputRate: 44056, outputRate: 48000, channelCount: 2, kernel: AcceleratedKernels.kernel)
     #expect(!high.usesGroupKernel && !odd.usesGroupKernel)
     // The Swift path groups too.
     #expect(
@@ -97,7 +97,7 @@ import Testing
 
   @Test(arguments: [8000, 11025, 32000, 44100, 48000 + 1, 96000, 192_000], [1, 2, 3])
   func streamedEqualsOneShot(rate: Int, channels: Int) {
-    Self.streamedEqualsOneShot(rate: rate, channels: channels, kernel: Accelerated.kernel)
+    Self.streamedEqualsOneShot(rate: rate, channels: channels, kernel: AcceleratedKernels.kernel)
   }
 
   @Test(arguments: [8000, 32000, 44100, 96000], [1, 2])
@@ -153,7 +153,7 @@ import Testing
 @Suite struct NonFiniteInputTests {
   @Test(arguments: [8000, 44100, 96000], [false, true])
   func nonFiniteSamplesAreSilence(rate: Int, accelerated: Bool) {
-    let kernel = accelerated ? Accelerated.kernel : nil
+    let kernel = accelerated ? AcceleratedKernels.kernel : nil
     var g = SplitMix64(seed: UInt64(rate))
     var x = (0..<4000).map { _ in Float.random(in: -0.5...0.5, using: &g) }
     var zeroed = x
@@ -173,7 +173,7 @@ import Testing
 
 /// The AVX2 int16 encoder gives the Swift rule's bits on every kind of input.
 @Suite(.serialized) struct AcceleratedEncoderTests {
-  @Test(.enabled(if: Accelerated.kernel != nil, "this CPU has no AVX2 + FMA"))
+  @Test(.enabled(if: AcceleratedKernels.kernel != nil, "this CPU has no AVX2 + FMA"))
   func sameBitsAsTheSwiftRule() {
     var values: [Float] = [
       .nan, -.nan, .infinity, -.infinity, 0, -0, .greatestFiniteMagnitude, 1e9, -1e9, 1, -1,
@@ -187,8 +187,8 @@ import Testing
     var rng = SplitMix64(seed: 18)
     for _ in 0..<200_000 { values.append(Float.random(in: -1.3...1.3, using: &rng)) }
     for _ in 0..<50_000 { values.append(Float(bitPattern: UInt32(truncatingIfNeeded: rng.next()))) }
-    #expect(Accelerated.install())
-    defer { Accelerated.uninstall() }
+    #expect(AcceleratedKernels.install())
+    defer { AcceleratedKernels.uninstall() }
     var out = [Int16](repeating: 0, count: values.count)
     // Odd offsets and lengths, so the sixteen-at-a-time loop and its tail both run.
     for (start, count) in [(0, values.count), (3, values.count - 20), (7, 13)] {
@@ -208,8 +208,8 @@ import Testing
 /// readings, whatever the input (loud, past full scale, infinite, NaN) and the policy.
 @Suite(.serialized) struct AcceleratedMixTests {
   static func run(_ policy: MixPolicy, kernel: Bool, seed: UInt64) -> ([Float], MixMeters) {
-    if kernel { Accelerated.install() } else { Accelerated.uninstall() }
-    defer { Accelerated.uninstall() }
+    if kernel { AcceleratedKernels.install() } else { AcceleratedKernels.uninstall() }
+    defer { AcceleratedKernels.uninstall() }
     var mixer = DualBufferMixer(.init(policy: policy, appGainDB: 3, micGainDB: -2))
     var rng = SplitMix64(seed: seed)
     var all: [Float] = []
@@ -220,8 +220,8 @@ import Testing
       var a = (0..<(2 * 613)).map { _ in Float.random(in: -level...level, using: &rng) }
       let b = (0..<(2 * 613)).map { _ in Float.random(in: -level...level, using: &rng) }
       if block == 100 { (a[5], a[6], a[7]) = (.nan, .infinity, -3) }
-      a.withUnsafeBufferPointer { mixer.app.append($0) }
-      b.withUnsafeBufferPointer { mixer.mic.append($0) }
+      a.withUnsafeBufferPointer { mixer.append(.app, $0) }
+      b.withUnsafeBufferPointer { mixer.append(.mic, $0) }
       while true {
         let n = out.withUnsafeMutableBufferPointer { mixer.mix(into: $0) }
         if n == 0 { break }
@@ -232,7 +232,7 @@ import Testing
   }
 
   @Test(
-    .enabled(if: Accelerated.kernel != nil, "this CPU has no AVX2 + FMA"),
+    .enabled(if: AcceleratedKernels.kernel != nil, "this CPU has no AVX2 + FMA"),
     arguments: [MixPolicy.average, .saturate, .limit])
   func sameMixAndMetersAsTheSwiftPasses(_ policy: MixPolicy) {
     let (swift, m1) = Self.run(policy, kernel: false, seed: 31)

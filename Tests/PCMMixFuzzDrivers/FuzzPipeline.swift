@@ -26,7 +26,7 @@ public enum FuzzPipeline {
     var pipeline = CapturePipeline(
       .init(
         mixer: .init(capacityFrames: capacity, maxLagFrames: lag, policy: policy),
-        resampler: SourceChain.builtin(quality)))
+        resampler: ResamplerFactory.builtin(quality)))
     var formats = [
       PCMFormat(sampleRate: 44_100, channelCount: 2, sampleType: .s16, byteOrder: .big),
       PCMFormat(sampleRate: 32_000, channelCount: 1, sampleType: .s16),
@@ -82,14 +82,14 @@ public enum FuzzPipeline {
         }
         precondition(n <= room)
       case 12:
-        pipeline.mixer.setEnabled(side == 0 ? .app : .mic, r.u8() & 1 == 0)
+        pipeline.setEnabled(side == 0 ? .app : .mic, r.u8() & 1 == 0)
       case 13:
         // A gain of -60 … +3 dB.
         let db = Double(Int(r.u8()) % 64) - 60
         if side == 0 {
-          pipeline.mixer.app.setGain(dB: db)
+          pipeline.setGain(.app, dB: db)
         } else {
-          pipeline.mixer.mic.setGain(dB: db)
+          pipeline.setGain(.mic, dB: db)
         }
       case 14:
         // A malformed buffer: a partial frame, or a description that does not probe.

@@ -1,5 +1,5 @@
 import Foundation
-import PCMMix
+@_spi(Backends) import PCMMix
 import Testing
 
 @testable import PCMMixSampleRate
@@ -238,7 +238,7 @@ import Testing
     ])
     let format = PCMFormat(sampleRate: rate, channelCount: 2, sampleType: .f32)
     var chain = SourceChain(
-      outputRate: 48_000, outputChannels: 2, resampler: SampleRateResampler.factory(.sincBest))
+      outputRate: 48_000, outputChannels: 2, resampler: ResamplerFactory.libsamplerate(.sincBest))
     var sink = Collector()
     let bytes = x.withUnsafeBytes { [UInt8]($0) }
     var start = 0
@@ -274,9 +274,9 @@ import Testing
   @Test func unsupportedRatiosGetTheBuiltInResampler() {
     #expect(!SampleRateResampler.supports(inputRate: 100, outputRate: 48_000))
     #expect(SampleRateResampler.supports(inputRate: 8_000, outputRate: 48_000))
-    let r = SampleRateResampler.factory(.sincBest)(100, 48_000, 1)
+    let r = ResamplerFactory.libsamplerate(.sincBest)(100, 48_000, 1)
     #expect(r is PolyphaseResampler)
-    #expect(SampleRateResampler.factory(.sincBest)(44_100, 48_000, 2) is SampleRateResampler)
+    #expect(ResamplerFactory.libsamplerate(.sincBest)(44_100, 48_000, 2) is SampleRateResampler)
   }
 }
 

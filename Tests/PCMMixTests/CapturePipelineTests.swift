@@ -170,7 +170,7 @@ import Testing
     // A short filter keeps a minute of capture quick in a debug build; storage is sized the
     // same way at every quality.
     let quick = ResamplerQuality(passbandEdge: 0.2, stopbandEdge: 1, attenuation: 21)
-    var pipeline = CapturePipeline(.init(resampler: SourceChain.builtin(quick)))
+    var pipeline = CapturePipeline(.init(resampler: ResamplerFactory.builtin(quick)))
     var room = [Int16](repeating: 0, count: 2048 * 2)
     var afterOneSecond = 0
     var largest = 0

@@ -40,7 +40,7 @@ import Testing
     _ a: SimulatedSource?, _ m: SimulatedSource?,
     _ change: (inout ClockedCapturePipeline.Configuration) -> Void = { _ in }
   ) throws -> SceneRunner {
-    var c = ClockedCapturePipeline.Configuration(resampler: VariableRatioResampler.factory(.fast))
+    var c = ClockedCapturePipeline.Configuration(resampler: ResamplerFactory.variableRatio(.fast))
     change(&c)
     return try SceneRunner(
       c, app: a.map { $0.streamDescription(rate: $0.rate) },

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import PCMMix
+@_spi(Backends) @testable import PCMMix
 
 /// The mixer's contract on interleaved stereo Float32 at the output rate: what comes out, when,
 /// at what level, and how every frame is accounted for.
@@ -572,7 +572,7 @@ import Testing
     let b = Self.mixFloat(&mixer)
     for x in b { #expect(abs(Double(x) - 0.25 * pow(10, 3.0 / 20)) < 1e-7) }
     #expect(a.count == 128 && b.count == 128)
-    mixer.app.setGain(dB: 0)
+    mixer.setGain(.app, dB: 0)
     #expect(mixer.app.gain == 1)
   }
 

@@ -77,7 +77,7 @@ import Testing
 /// under 1 kHz by default (`CapturePipeline.Configuration.inputRates`).
 @Test func lowRateDelayIsBounded() {
   let work = _WorkCounter()
-  let factory: ResamplerFactory = { input, output, channels in
+  let factory = ResamplerFactory { input, output, channels in
     _CountingResampler(
       inner: PolyphaseResampler(
         inputRate: input, outputRate: output, channelCount: channels, quality: .fast),

@@ -11,7 +11,7 @@ import Testing
 /// so the long runs use `_HoldResampler`, a zero-order-hold backend defined here that keeps the
 /// resampler contract (exact rational rate, a latency to drop, flush, reset) at almost no cost;
 /// the same properties also run, shorter, with the built-in `fast` preset
-/// (`SourceChain.builtin(.fast)`). The properties are about bookkeeping, not filter quality.
+/// (`ResamplerFactory.builtin(.fast)`). The properties are about bookkeeping, not filter quality.
 @Suite struct InvariantTests {
   // MARK: - Random schedules
 
@@ -82,7 +82,7 @@ import Testing
         case 60..<64:
           // Disable or re-enable a side.
           let side: DualBufferMixer.Side = Bool.random(using: &rng) ? .app : .mic
-          pipeline.mixer.setEnabled(side, Bool.random(using: &rng))
+          pipeline.setEnabled(side, Bool.random(using: &rng))
         default:
           // Mix with random room, into floats or int16.
           let room = Int.random(in: 0...4_096, using: &rng)
@@ -146,7 +146,7 @@ import Testing
   @Test(arguments: [false, true])
   func streamedEqualsOneShot(fast: Bool) throws {
     var rng = SplitMix64(seed: fast ? 0xFA57 : 0xBA1A)
-    let factory = SourceChain.builtin(fast ? .fast : .balanced)
+    let factory = ResamplerFactory.builtin(fast ? .fast : .balanced)
     for trial in 0..<(fast ? 24 : 8) {
       var signal = _Signal(rng: &rng)
       signal.switchFormat(&rng)
@@ -284,7 +284,7 @@ import Testing
   /// of the 1 kHz one.
   @Test func formatChangeLeaksNoOldSamples() {
     var pipeline = CapturePipeline()
-    pipeline.mixer.setEnabled(.mic, false)
+    pipeline.setEnabled(.mic, false)
     let first = PCMFormat(sampleRate: 44_100, channelCount: 2, sampleType: .s16, byteOrder: .big)
     let second = PCMFormat(sampleRate: 32_000, channelCount: 1, sampleType: .f32)
     let a = _tone(frames: 44_100, rate: 44_100, hz: 1_000, format: first)
@@ -341,8 +341,8 @@ private enum _Backend: Sendable, CustomTestStringConvertible {
 
   var factory: ResamplerFactory {
     switch self {
-    case .hold: { _HoldResampler(inputRate: $0, outputRate: $1, channelCount: $2) }
-    case .fast: SourceChain.builtin(.fast)
+    case .hold: ResamplerFactory { _HoldResampler(inputRate: $0, outputRate: $1, channelCount: $2) }
+    case .fast: ResamplerFactory.builtin(.fast)
     }
   }
 

@@ -14,7 +14,7 @@ import Testing
   static func clocked(
     _ app: SimulatedSource, _ mic: SimulatedSource, policy: MixPolicy, seconds: Double = 4
   ) throws -> (float: [Float], int16: [Int16], meters: MixMeters) {
-    var c = ClockedCapturePipeline.Configuration(resampler: VariableRatioResampler.factory(.fast))
+    var c = ClockedCapturePipeline.Configuration(resampler: ResamplerFactory.variableRatio(.fast))
     c.policy = policy
     var float: [Float] = []
     var runner = try SceneRunner(
@@ -75,7 +75,7 @@ import Testing
     a.markerAmplitude = 0.9
     var m = SimulatedSource.replayKitMic(markers: [1.5, 2.5])
     m.markerAmplitude = 0.9
-    var c = ClockedCapturePipeline.Configuration(resampler: VariableRatioResampler.factory(.fast))
+    var c = ClockedCapturePipeline.Configuration(resampler: ResamplerFactory.variableRatio(.fast))
     c.policy = .limit
     var runner = try SceneRunner(
       c, app: a.streamDescription(rate: a.rate), mic: m.streamDescription(rate: m.rate))
@@ -106,8 +106,8 @@ import Testing
           (x[2 * i], x[2 * i + 1], y[2 * i], y[2 * i + 1]) = (v, v, v, v)
         }
       }
-      x.withUnsafeBufferPointer { mixer.app.append($0) }
-      y.withUnsafeBufferPointer { mixer.mic.append($0) }
+      x.withUnsafeBufferPointer { mixer.append(.app, $0) }
+      y.withUnsafeBufferPointer { mixer.append(.mic, $0) }
       let n = outF.withUnsafeMutableBufferPointer { mixer.mix(into: $0) }
       #expect(n == 480)
       peak = max(peak, outF.map(abs).max()!)

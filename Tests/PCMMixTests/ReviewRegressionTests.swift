@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import PCMMix
+@_spi(Backends) @testable import PCMMix
 
 /// Cases a code review found; each failed (or trapped) before its fix.
 @Suite struct ReviewRegressionTests {
@@ -10,7 +10,7 @@ import Testing
   @Test(arguments: [(8000, "high"), (4000, "balanced"), (11025, "high")])
   func monoTailLongerThanABlockFlushes(rate: Int, preset: String) {
     let quality = ResamplerQuality.presets.first { $0.name == preset }!.quality
-    var chain = SourceChain(resampler: SourceChain.builtin(quality))
+    var chain = SourceChain(resampler: ResamplerFactory.builtin(quality))
     let frames = rate / 5
     let samples = (0..<frames).map { Int16(truncatingIfNeeded: $0 &* 37) }
     var fifo = FrameFIFO(capacity: 48_000, channelCount: 2)

@@ -112,7 +112,7 @@ import Testing
   /// measured by tone fits in ResamplerPresetTests and ResampleVectorTests).
   static func checkFloatMix(_ configuration: CapturePipeline.Configuration, label: String) throws {
     var configuration = configuration
-    configuration.resampler = SourceChain.builtin(.balanced.with(phase: .linear))
+    configuration.resampler = ResamplerFactory.builtin(.balanced.with(phase: .linear))
     let scene = try Scene()
     var output: [Float] = []
     var buffer = [Float](repeating: 0, count: 2 * 16_384)

@@ -1,6 +1,6 @@
 import CBenchPeers
-import PCMMix
-import PCMMixAccelerated
+@_spi(Backends) import PCMMix
+@_spi(Backends) import PCMMixAccelerated
 
 /// A resampler the benchmark compares: a name, where it comes from, and how to make one.
 struct Backend {
@@ -22,7 +22,7 @@ struct Backend {
   /// The backends the capture pipeline can run: the built-in presets, then libsamplerate's
   /// converters.
   static var pipelineBackends: [(name: String, factory: ResamplerFactory)] {
-    BuiltinPresets.all.map { ("builtin-" + $0.name, SourceChain.builtin($0.quality)) }
+    BuiltinPresets.all.map { ("builtin-" + $0.name, ResamplerFactory.builtin($0.quality)) }
       + BuiltinPresets.accelerated
       + SampleRateBackends.all
   }
@@ -75,9 +75,9 @@ enum BuiltinPresets {
   /// The presets again with `PCMMixAccelerated`'s AVX2 + FMA kernels, when this CPU runs them
   /// (`high` accumulates in Double and does not use them).
   static var accelerated: [(name: String, factory: ResamplerFactory)] {
-    guard let kernel = Accelerated.kernel else { return [] }
+    guard let kernel = AcceleratedKernels.kernel else { return [] }
     return all.filter { $0.name != "high" }.map {
-      ("builtin-\($0.name)-\(kernel.name)", Accelerated.factory($0.quality))
+      ("builtin-\($0.name)-\(kernel.name)", ResamplerFactory.accelerated($0.quality))
     }
   }
 }

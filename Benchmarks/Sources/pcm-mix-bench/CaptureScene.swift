@@ -179,7 +179,7 @@ enum CaptureScene {
 
   /// Runs the callbacks through a fresh pipeline made with `factory`.
   static func scene(
-    _ events: [Event], pools: Pools, factory: @escaping ResamplerFactory, window: Double
+    _ events: [Event], pools: Pools, factory: ResamplerFactory, window: Double
   ) -> Run {
     var latencies = [UInt64](repeating: 0, count: events.count)
     var cpu = [UInt64](repeating: 0, count: events.count)

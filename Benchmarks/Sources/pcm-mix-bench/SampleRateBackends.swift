@@ -9,6 +9,6 @@ import PCMMixSampleRate
 /// `all` returns `[]` here and the libsamplerate rows drop out of every table.
 enum SampleRateBackends {
   static var all: [(name: String, factory: ResamplerFactory)] {
-    SampleRateResampler.Converter.allCases.map { ($0.cliName, SampleRateResampler.factory($0)) }
+    SampleRateResampler.Converter.allCases.map { ($0.cliName, ResamplerFactory.libsamplerate($0)) }
   }
 }

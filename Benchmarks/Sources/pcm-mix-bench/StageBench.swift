@@ -1,5 +1,5 @@
 import PCMMix
-import PCMMixAccelerated
+@_spi(Backends) import PCMMixAccelerated
 
 /// Section 2: each stage of the pipeline on one 10 ms block, timed alone.
 enum StageBench {
@@ -93,8 +93,8 @@ enum StageBench {
 
     // The int16 encoding both ways: Swift's loop (what arm64 runs) and the AVX2 kernel.
     for kernel in [false, true] {
-      if kernel && !Accelerated.install() { break }
-      defer { Accelerated.uninstall() }
+      if kernel && !AcceleratedKernels.install() { break }
+      defer { AcceleratedKernels.uninstall() }
       let suffix = kernel ? " avx2" : ""
       if report.wants(section: section, row: "encode" + suffix) {
         // The mixer's last step: 480 stereo frames of Float32 to int16.
@@ -123,8 +123,8 @@ enum StageBench {
         let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
         out.initialize(repeating: 0)
         let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
-          mixer.app.append(UnsafeBufferPointer(a))
-          mixer.mic.append(UnsafeBufferPointer(b))
+          mixer.append(.app, UnsafeBufferPointer(a))
+          mixer.append(.mic, UnsafeBufferPointer(b))
           let n = mixer.mix(into: out)
           blackHole(n)
         }
@@ -140,8 +140,8 @@ enum StageBench {
     // With the AVX2 encoder: the untimed mixer under `limit`, and the clocked pipeline's whole
     // mix step (two 10 ms appends of 48 kHz float audio, placed and faded, then a pull of 480
     // frames: gains, sum, limiter or scale, meters, int16) without and with `limit` + fades.
-    if Accelerated.install() {
-      defer { Accelerated.uninstall() }
+    if AcceleratedKernels.install() {
+      defer { AcceleratedKernels.uninstall() }
       if report.wants(section: section, row: "mix limit avx2") {
         var mixer = DualBufferMixer(.init(policy: .limit))
         let a = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
@@ -153,8 +153,8 @@ enum StageBench {
         let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
         out.initialize(repeating: 0)
         let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
-          mixer.app.append(UnsafeBufferPointer(a))
-          mixer.mic.append(UnsafeBufferPointer(b))
+          mixer.append(.app, UnsafeBufferPointer(a))
+          mixer.append(.mic, UnsafeBufferPointer(b))
           blackHole(mixer.mix(into: out))
         }
         show("mix limit avx2", "mix 480 frames, limit (below the ceiling) avx2", frames: 480, ns)

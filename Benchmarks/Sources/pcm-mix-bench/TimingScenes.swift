@@ -1,5 +1,5 @@
 import PCMMix
-import PCMMixAccelerated
+@_spi(Backends) import PCMMixAccelerated
 import PCMMixTestSupport
 
 /// Section 5: time. Simulated captures (`PCMMixTestSupport`'s `CaptureSimulator`: two clocks,
@@ -48,7 +48,7 @@ enum TimingScenes {
   }
 
   static var defaultResampler: ResamplerFactory {
-    VariableRatioResampler.factory(.balanced, kernel: Accelerated.kernel)
+    ResamplerFactory.acceleratedVariableRatio(.balanced)
   }
 
   static func drift(minutes: Double, report: Report) {
@@ -239,8 +239,8 @@ enum TimingScenes {
 
   static func cost(seconds: Double, report: Report, allocCounterWorks: Bool) {
     // As an adopter on this CPU runs it: the AVX2 int16 encoder where there is one.
-    Accelerated.install()
-    defer { Accelerated.uninstall() }
+    AcceleratedKernels.install()
+    defer { AcceleratedKernels.uninstall() }
     let (app, mic) = sources(seconds: seconds, micPPM: 300)
     let events = Array(CaptureSimulator(app: app, mic: mic, duration: seconds))
     let table = Table(columns: [
@@ -302,11 +302,11 @@ enum TimingScenes {
     costs.setupAllocations = AllocCounting.count {
       switch name {
       case "cost/today":
-        today = CapturePipeline(.init(resampler: Accelerated.factory(.balanced)))
+        today = CapturePipeline(.init(resampler: ResamplerFactory.accelerated(.balanced)))
         try! today!.prepare(app: af, mic: mf)
       case "cost/clocked":
         clocked = try! ClockedCapturePipeline(
-          .init(resampler: VariableRatioResampler.factory(.balanced)), app: af, mic: mf)
+          .init(resampler: ResamplerFactory.variableRatio(.balanced)), app: af, mic: mf)
       case "cost/clocked-avx2":
         clocked = try! ClockedCapturePipeline(.init(resampler: defaultResampler), app: af, mic: mf)
       default:

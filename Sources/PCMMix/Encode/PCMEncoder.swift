@@ -27,7 +27,6 @@ public enum PCMEncoder {
   ///
   /// - Precondition: `output.count >= input.count`.
   /// - Complexity: O(`input.count`).
-  @inlinable
   public static func encode(
     _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Int16>
   ) {
@@ -43,7 +42,6 @@ public enum PCMEncoder {
   /// that integer in the low bits of the sum; a tie that went away from zero is moved back.
   /// Values are clamped to the int16 range first, as the scalar rule does (NaN becomes 0), so
   /// the trick holds and rounding stays in range.
-  @inlinable
   public static func int16(
     _ src: UnsafePointer<Float>, count: Int, into dst: UnsafeMutablePointer<Int16>
   ) {
@@ -66,19 +64,20 @@ public enum PCMEncoder {
   /// A bulk int16 encoder from outside the library, giving the same bits as ``int16(_:)``:
   /// `PCMMixAccelerated` installs an AVX2 one where the CPU has it (Swift cannot use AVX2
   /// without compiler flags, and its own loop runs at SSE2 width).
+  @_spi(Backends)
   public typealias Int16Kernel =
     @convention(c) (UnsafePointer<Float>, Int, UnsafeMutablePointer<Int16>) -> Void
 
   /// Makes every bulk int16 encode in the process (mixers, WAV writers) use `kernel`, or the
   /// Swift loop again with `nil`. Set it once, before audio runs: calls already under way may
   /// still use the previous one.
+  @_spi(Backends)
   public static func install(_ kernel: Int16Kernel?) {
     let bits = kernel.map { Int(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0
     pcmmix_store_release(_kernelWord, bits)
   }
 
   /// The installed kernel, if any (one relaxed load).
-  @usableFromInline
   static var _kernel: Int16Kernel? {
     let bits = pcmmix_load_relaxed(_kernelWord)
     guard bits != 0 else { return nil }
@@ -86,7 +85,6 @@ public enum PCMEncoder {
   }
 
   /// Where the kernel's address is kept.
-  @usableFromInline
   nonisolated(unsafe) static let _kernelWord: UnsafeMutablePointer<Int> = {
     let word = UnsafeMutablePointer<Int>.allocate(capacity: 1)
     word.initialize(to: 0)
@@ -97,7 +95,6 @@ public enum PCMEncoder {
   /// the bytes written.
   ///
   /// - Precondition: `type` is `.s16` or `.f32`; `output` has room for every sample.
-  @inlinable
   public static func encodeLittleEndian(
     _ input: UnsafeBufferPointer<Float>, as type: SampleType,
     into output: UnsafeMutableRawBufferPointer

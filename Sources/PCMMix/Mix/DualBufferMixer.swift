@@ -52,12 +52,15 @@ public struct DualBufferMixer {
   /// The two sides.
   public enum Side: Sendable { case app, mic }
 
-  /// App audio, appended by its ``SourceChain``.
-  public var app: MixerInput
-  /// Mic audio, appended by its ``SourceChain``.
-  public var mic: MixerInput
-  /// The bounds and policy it was made with.
-  public let configuration: Configuration
+  /// App audio: what is buffered, its gain and its counters. Frames go in through
+  /// ``append(_:_:)`` (or a ``SourceChain``).
+  public internal(set) var app: MixerInput
+  /// Mic audio: what is buffered, its gain and its counters. Frames go in through
+  /// ``append(_:_:)`` (or a ``SourceChain``).
+  public internal(set) var mic: MixerInput
+  /// The bounds and policy it was made with, and the gains as last set
+  /// (``setGain(_:dB:)``).
+  public private(set) var configuration: Configuration
   /// Mixing works through this many frames at a time.
   static let block = 512
   var scratchA: [Float]
@@ -82,6 +85,31 @@ public struct DualBufferMixer {
     output = _MixOutput(
       policy: configuration.policy, ceilingDB: configuration.ceilingDB, lookaheadFrames: 0,
       sampleRate: 48_000)
+  }
+
+  /// Appends `frames` (interleaved, ``Configuration/channelCount`` channels, so
+  /// `frames.count / channelCount` frames) to `side`; past capacity the oldest frames are dropped
+  /// and counted, and while the side is disabled every frame is.
+  ///
+  /// - Complexity: O(frames); no allocation.
+  public mutating func append(_ side: Side, _ frames: UnsafeBufferPointer<Float>) {
+    switch side {
+    case .app: app.append(frames)
+    case .mic: mic.append(frames)
+    }
+  }
+
+  /// Sets `side`'s gain in dB (0 dB is exactly 1, so 0 dB mixes stay bit-exact) and records it
+  /// in ``configuration``.
+  public mutating func setGain(_ side: Side, dB: Double) {
+    switch side {
+    case .app:
+      app.setGain(dB: dB)
+      configuration.appGainDB = dB
+    case .mic:
+      mic.setGain(dB: dB)
+      configuration.micGainDB = dB
+    }
   }
 
   /// Enables or disables a source. Disabling drops (and counts) what it had buffered.
@@ -150,7 +178,7 @@ public struct DualBufferMixer {
   /// ``Configuration/maxLagFrames`` plus the largest burst either source delivers between mix
   /// calls (so a source that delivers 512 ms at once is not taken for stalled), but never so much
   /// that this side's own next burst would overflow its capacity.
-  public func lagBound(for side: Side) -> Int {
+  func lagBound(for side: Side) -> Int {
     let (x, other) = side == .app ? (app, mic) : (mic, app)
     let own = max(x.largestBurst, x.framesSinceMix)
     let theirs = max(other.largestBurst, other.framesSinceMix)

@@ -1,17 +1,17 @@
 /// A fixed-capacity ring of interleaved Float32 frames; storage is allocated once.
-public struct FrameFIFO: FrameSink {
+struct FrameFIFO: FrameSink {
   /// Samples per frame.
-  public let channelCount: Int
+  let channelCount: Int
   /// The most frames it holds.
-  public let capacity: Int
+  let capacity: Int
   var storage: [Float]
   /// Frame index of the oldest frame in `storage`.
   var head = 0
   /// Frames held.
-  public private(set) var count = 0
+  private(set) var count = 0
 
   /// Creates an empty ring holding up to `capacity` frames of `channelCount` samples.
-  public init(capacity: Int, channelCount: Int) {
+  init(capacity: Int, channelCount: Int) {
     precondition(capacity >= 1 && channelCount >= 1)
     self.capacity = capacity
     self.channelCount = channelCount
@@ -19,13 +19,13 @@ public struct FrameFIFO: FrameSink {
   }
 
   /// Room left, in frames.
-  public var freeFrames: Int { capacity - count }
+  var freeFrames: Int { capacity - count }
 
   /// Appends frames at the back.
   ///
   /// - Precondition: they fit (`frames.count / channelCount ≤ freeFrames`).
   /// - Complexity: O(frames).
-  public mutating func append(_ frames: UnsafeBufferPointer<Float>) {
+  mutating func append(_ frames: UnsafeBufferPointer<Float>) {
     let n = frames.count / channelCount
     precondition(n <= freeFrames, "FrameFIFO overflow")
     guard n > 0, let src = frames.baseAddress else { return }
@@ -42,7 +42,7 @@ public struct FrameFIFO: FrameSink {
   /// Copies the oldest `frames` frames into `output` without removing them.
   ///
   /// - Precondition: `frames ≤ count` and `output` has room.
-  public func peek(_ frames: Int, into output: UnsafeMutablePointer<Float>) {
+  func peek(_ frames: Int, into output: UnsafeMutablePointer<Float>) {
     precondition(frames <= count)
     guard frames > 0 else { return }
     let ch = channelCount
@@ -56,7 +56,7 @@ public struct FrameFIFO: FrameSink {
   }
 
   /// Removes the oldest `frames` frames.
-  public mutating func discard(_ frames: Int) {
+  mutating func discard(_ frames: Int) {
     precondition(frames <= count)
     head = (head + frames) % capacity
     count -= frames
@@ -64,7 +64,7 @@ public struct FrameFIFO: FrameSink {
   }
 
   /// Removes every frame.
-  public mutating func removeAll() {
+  mutating func removeAll() {
     head = 0
     count = 0
   }

@@ -4,6 +4,7 @@ import CPCMMixAtomics
 /// for the meters, giving the same mix bits as the Swift loop. `PCMMixAccelerated` installs an
 /// AVX2 one where the CPU has it; without one, the mixers mix and measure in separate Swift
 /// passes.
+@_spi(Backends)
 public enum MixKernel {
   /// `(a, b, count, peaks, sums)`: the largest square and the sum of squares of `count` floats
   /// of `a` (into `peaks[0]`, `sums[0]`) and of `b` (`[1]`). A non-finite sample must make the

@@ -22,12 +22,12 @@ public struct MixerInput: FrameSink {
   /// ``burstWindow`` mix calls: the largest buffer this source delivers at once, which sets how
   /// far behind it may fall before it counts as stalled. It forgets an old outlier (one 1 s
   /// delivery) after two windows, so the bound comes back down.
-  public var largestBurst: Int { max(burstThisWindow, burstLastWindow) }
+  var largestBurst: Int { max(burstThisWindow, burstLastWindow) }
   var burstThisWindow = 0
   var burstLastWindow = 0
   var mixesThisWindow = 0
   /// Mix calls per window of ``largestBurst``: several seconds at capture callback rates.
-  public static let burstWindow = 512
+  static let burstWindow = 512
 
   init(capacity: Int, channelCount: Int, gainDB: Double) {
     fifo = FrameFIFO(capacity: capacity, channelCount: channelCount)
@@ -40,8 +40,9 @@ public struct MixerInput: FrameSink {
   /// Frames waiting to be mixed.
   public var buffered: Int { fifo.count }
 
-  /// Sets the gain in dB (0 dB is exactly 1, so 0 dB mixes stay bit-exact).
-  public mutating func setGain(dB: Double) {
+  /// Sets the gain in dB (0 dB is exactly 1, so 0 dB mixes stay bit-exact); the mixer's
+  /// ``DualBufferMixer/setGain(_:dB:)`` is how callers reach it.
+  mutating func setGain(dB: Double) {
     gain = dB == 0 ? 1 : Float(pow(10, dB / 20))
   }
 

@@ -27,7 +27,7 @@ public struct CapturePipeline {
     /// Creates a configuration.
     public init(
       outputRate: Int = 48_000, mixer: DualBufferMixer.Configuration = .init(),
-      resampler: @escaping ResamplerFactory = SourceChain.builtin(.balanced),
+      resampler: ResamplerFactory = .builtin(.balanced),
       inputRates: ClosedRange<Int> = 1_000...PCMFormat.maxSampleRate
     ) {
       self.outputRate = outputRate
@@ -41,8 +41,10 @@ public struct CapturePipeline {
   public private(set) var app: SourceChain
   /// The mic source's chain.
   public private(set) var mic: SourceChain
-  /// The mixer, with its counters and per-source gains.
-  public var mixer: DualBufferMixer
+  /// The mixer, with its counters, meters and per-source gains; change it through
+  /// ``setGain(_:dB:)`` and ``setEnabled(_:_:)``, and feed it through ``appendApp(_:description:)``
+  /// and ``appendMic(_:description:)``, which probe, decode and resample first.
+  public private(set) var mixer: DualBufferMixer
   /// Input rates a source may declare.
   public let inputRates: ClosedRange<Int>
 
@@ -117,6 +119,17 @@ public struct CapturePipeline {
   /// written.
   public mutating func mix(into output: UnsafeMutableBufferPointer<Float>) -> Int {
     mixer.mix(into: output)
+  }
+
+  /// Sets a source's gain in dB (0 dB is exactly 1, so 0 dB mixes stay bit-exact).
+  public mutating func setGain(_ side: DualBufferMixer.Side, dB: Double) {
+    mixer.setGain(side, dB: dB)
+  }
+
+  /// Enables or disables a source. Disabling drops (and counts) what it had buffered; while
+  /// disabled, what it is given is dropped and counted.
+  public mutating func setEnabled(_ side: DualBufferMixer.Side, _ enabled: Bool) {
+    mixer.setEnabled(side, enabled)
   }
 
   /// At the end of both streams: flushes both resamplers' tails into the mixer.

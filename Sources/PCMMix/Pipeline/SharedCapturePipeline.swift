@@ -73,7 +73,7 @@ public final class SharedCapturePipeline: Sendable {
   /// disable a source, or call ``CapturePipeline/finish()``.
   ///
   /// ```swift
-  /// shared.withPipeline { $0.mixer.setEnabled(.mic, false) }
+  /// shared.withPipeline { $0.setEnabled(.mic, false) }
   /// ```
   /// Keep `body` short: both capture callbacks wait while it runs.
   public func withPipeline<Result: ~Copyable, E: Error>(

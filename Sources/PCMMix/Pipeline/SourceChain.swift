@@ -55,7 +55,7 @@ public struct SourceChain {
   ///     filter), so that ``adjustRatio(by:)`` can steer it; otherwise it passes untouched.
   public init(
     outputRate: Int = 48_000, outputChannels: Int = 2,
-    resampler: @escaping ResamplerFactory = SourceChain.builtin(.balanced),
+    resampler: ResamplerFactory = .builtin(.balanced),
     resamplesEqualRates: Bool = false
   ) {
     precondition((1...PCMFormat.maxSampleRate).contains(outputRate))
@@ -64,15 +64,6 @@ public struct SourceChain {
     self.outputChannels = outputChannels
     factory = resampler
     self.resamplesEqualRates = resamplesEqualRates
-  }
-
-  /// A factory for the built-in ``PolyphaseResampler`` at `quality`; makes the shared
-  /// minimum-phase design up front (``PolyphaseResampler/prepareDesign(for:)``).
-  public static func builtin(_ quality: ResamplerQuality) -> ResamplerFactory {
-    PolyphaseResampler.prepareDesign(for: quality)
-    return {
-      PolyphaseResampler(inputRate: $0, outputRate: $1, channelCount: $2, quality: quality)
-    }
   }
 
   /// Bytes of storage the chain holds: its scratch and its resamplers' ``Resampler/retainedBytes``

@@ -2,6 +2,7 @@ extension PolyphaseResampler {
   /// Dot products from outside the library: `PCMMixAccelerated` supplies AVX2 + FMA ones, which
   /// Swift cannot emit without compiler flags. `dot` and `dot2` take `n`, a multiple of 8; with
   /// ``group`` the resampler computes sixteen outputs per call where the rates allow it.
+  @_spi(Backends)
   public struct DotKernel: Sendable {
     /// `h · x` over `n` floats.
     public typealias Dot = @convention(c) (UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Float

@@ -16,8 +16,8 @@ public struct PolyphaseResampler: Resampler {
   public let latency: Int
   /// The filter specification it was built from.
   public let quality: ResamplerQuality
-  /// Dot-product kernels used instead of the Swift SIMD ones (see ``DotKernel``).
-  public let kernel: DotKernel?
+  /// Dot-product kernels used instead of the Swift SIMD ones (see `DotKernel`).
+  @_spi(Backends) public let kernel: DotKernel?
 
   let up: Int
   let down: Int
@@ -85,8 +85,18 @@ public struct PolyphaseResampler: Resampler {
   ///
   /// - Precondition: rates in 1 … 768,000 Hz, 1 … 64 channels.
   public init(
+    inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .balanced
+  ) {
+    self.init(
+      inputRate: inputRate, outputRate: outputRate, channelCount: channelCount, quality: quality,
+      kernel: nil, sharing: nil, nil)
+  }
+
+  /// Creates a resampler whose dot products are `kernel`'s (`nil`: the Swift ones).
+  @_spi(Backends)
+  public init(
     inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .balanced,
-    kernel: DotKernel? = nil
+    kernel: DotKernel?
   ) {
     self.init(
       inputRate: inputRate, outputRate: outputRate, channelCount: channelCount, quality: quality,

@@ -71,14 +71,10 @@ extension Resampler {
   public mutating func adjustRatio(by adjustment: Double) -> Bool { adjustment == 0 }
 }
 
-/// Makes a resampler for a rate pair and channel count; how the pipeline picks a backend.
-public typealias ResamplerFactory =
-  @Sendable (_ inputRate: Int, _ outputRate: Int, _ channels: Int) -> any Resampler
-
 /// Integer helpers for exact rational rate arithmetic.
+@_spi(Backends)
 public enum RateRatio {
   /// Greatest common divisor of two positive integers.
-  @inlinable
   public static func gcd(_ a: Int, _ b: Int) -> Int {
     var (x, y) = (a, b)
     while y != 0 { (x, y) = (y, x % y) }
@@ -86,7 +82,6 @@ public enum RateRatio {
   }
 
   /// `round(frames × outputRate / inputRate)`, halves rounded up, exactly.
-  @inlinable
   public static func outputFrames(forInputFrames frames: Int, inputRate: Int, outputRate: Int)
     -> Int
   {

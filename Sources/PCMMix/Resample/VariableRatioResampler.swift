@@ -25,7 +25,7 @@ public struct VariableRatioResampler: Resampler {
   /// The filter specification it was built from.
   public let quality: ResamplerQuality
   /// Dot products from outside the library (`PCMMixAccelerated`); only `dot` and `dot2` are used.
-  public let kernel: PolyphaseResampler.DotKernel?
+  @_spi(Backends) public let kernel: PolyphaseResampler.DotKernel?
   /// The ratio adjustment in force (see ``adjustRatio(by:)``).
   public private(set) var ratioAdjustment = 0.0
 
@@ -60,8 +60,18 @@ public struct VariableRatioResampler: Resampler {
   ///
   /// - Precondition: rates in 1 … 768,000 Hz, 1 … 64 channels.
   public init(
+    inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .balanced
+  ) {
+    self.init(
+      inputRate: inputRate, outputRate: outputRate, channelCount: channelCount, quality: quality,
+      kernel: nil)
+  }
+
+  /// Creates a resampler whose dot products are `kernel`'s (`nil`: the Swift ones).
+  @_spi(Backends)
+  public init(
     inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .balanced,
-    kernel: PolyphaseResampler.DotKernel? = nil
+    kernel: PolyphaseResampler.DotKernel?
   ) {
     precondition((1...PCMFormat.maxSampleRate).contains(inputRate))
     precondition((1...PCMFormat.maxSampleRate).contains(outputRate))
@@ -83,20 +93,6 @@ public struct VariableRatioResampler: Resampler {
 
   /// Frames of room beyond one window, so that the planes slide once per this much input.
   static let slack = 1024
-
-  /// A factory for the pipeline that makes this resampler at `quality` (with `kernel`'s dot
-  /// products when given), and builds the shared tables up front.
-  public static func factory(
-    _ quality: ResamplerQuality, kernel: PolyphaseResampler.DotKernel? = nil
-  ) -> ResamplerFactory {
-    // The two tables every upsampling rate into 48 kHz uses (linear and minimum phase).
-    _ = _PolyphaseBank.interpolated(inputRate: 8_000, outputRate: 48_000, quality: quality)
-    _ = _PolyphaseBank.interpolated(inputRate: 48_000, outputRate: 48_000, quality: quality)
-    return {
-      VariableRatioResampler(
-        inputRate: $0, outputRate: $1, channelCount: $2, quality: quality, kernel: kernel)
-    }
-  }
 
   /// Filter taps per output sample and channel.
   public var taps: Int { bank.taps }

@@ -85,7 +85,7 @@ extension ClockedCapturePipeline {
 
     /// The backend the pipeline uses.
     var resolvedResampler: ResamplerFactory {
-      resampler ?? VariableRatioResampler.factory(.balanced)
+      resampler ?? .variableRatio(.balanced)
     }
   }
 }
