@@ -16,11 +16,14 @@ public struct CLIError: Error, Equatable, Sendable {
     case io = 74
   }
 
+  /// The exit status this error ends the command with.
   public var code: Code
   /// The file the message is about, if any.
   public var path: String?
+  /// What went wrong, for a person to read.
   public var message: String
 
+  /// An error with its exit status, the file it concerns, and its message.
   public init(_ code: Code, _ path: String?, _ message: String) {
     self.code = code
     self.path = path

@@ -14,9 +14,12 @@ public enum Command: Equatable, Sendable {
 
 /// An input: a WAV file, or headerless PCM when `format` is given. `-` is standard input.
 public struct InputSpec: Equatable, Sendable {
+  /// A file path, or `-` for standard input.
   public var path: String
+  /// The format of headerless PCM (`--input-format`), or `nil` for a file with a header.
   public var format: PCMFormat?
 
+  /// Options with every default, for the given inputs and output.
   public init(path: String, format: PCMFormat? = nil) {
     self.path = path
     self.format = format
@@ -49,15 +52,22 @@ public enum PhaseChoice: String, CaseIterable, Equatable, Sendable {
 
 /// Options of `pcm-mix convert`.
 public struct ConvertOptions: Equatable, Sendable {
+  /// What to convert.
   public var input: InputSpec
+  /// The WAV file to write, or `-` for standard output.
   public var output: String
+  /// The output sample rate (`--rate`, default 48 kHz).
   public var rate = 48_000
+  /// The output channel count (`--channels`, default 2).
   public var channels = 2
+  /// The output sample type (`--format`: `s16`, the default, or `f32`).
   public var sampleType: SampleType = .s16
+  /// The resampler (`--resampler`).
   public var resampler: ResamplerChoice = .standard
   /// The built-in resampler's phase response (default linear: time-aligned at every frequency).
   public var phase: PhaseChoice = .linear
 
+  /// Options with every default, for the given inputs and output.
   public init(input: InputSpec, output: String) {
     self.input = input
     self.output = output
@@ -66,15 +76,25 @@ public struct ConvertOptions: Equatable, Sendable {
 
 /// Options of `pcm-mix mix`.
 public struct MixOptions: Equatable, Sendable {
+  /// The app audio input.
   public var app: InputSpec
+  /// The mic audio input.
   public var mic: InputSpec
+  /// The WAV file to write, or `-` for standard output.
   public var output: String
+  /// The output sample rate (`--rate`, default 48 kHz).
   public var rate = 48_000
+  /// How the two sources are summed (`--policy`).
   public var policy: MixPolicy = .average
+  /// The app source's gain in dB (`--app-gain`).
   public var appGainDB = 0.0
+  /// The mic source's gain in dB (`--mic-gain`).
   public var micGainDB = 0.0
+  /// Whether the shorter input is padded with silence to the longer one's length (`--pad`).
   public var pad = false
+  /// The output sample type (`--format`: `s16`, the default, or `f32`).
   public var sampleType: SampleType = .s16
+  /// The resampler (`--resampler`).
   public var resampler: ResamplerChoice = .standard
   /// The built-in resampler's phase response (default linear: time-aligned at every frequency).
   public var phase: PhaseChoice = .linear
@@ -88,6 +108,7 @@ public struct MixOptions: Equatable, Sendable {
   /// Whether the JSON summary is also printed on standard error.
   public var json = false
 
+  /// Options with every default, for the given inputs and output.
   public init(app: InputSpec, mic: InputSpec, output: String) {
     self.app = app
     self.mic = mic

@@ -13,6 +13,7 @@ public struct Console {
   /// Whether standard error is a terminal (progress is shown only then).
   public var errIsTerminal: Bool
 
+  /// A console writing standard output through `out` and standard error through `err`.
   public init(
     out: @escaping (String) -> Void, err: @escaping (String) -> Void, errIsTerminal: Bool = false
   ) {

@@ -35,7 +35,7 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
       try sink.check(options.output)
       progress.update(input.framesRead)
     }
-    chain.finish(into: &sink)
+    chain.flush(into: &sink)
     try sink.finish(options.output)
   } catch {
     output.discard()

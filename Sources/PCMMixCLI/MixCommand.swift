@@ -147,10 +147,10 @@ struct _MixSession {
     let format = input.format
     if frames == 0 {
       if side == .app {
-        appChain.finish(into: &appStaged)
+        appChain.flush(into: &appStaged)
         appDone = true
       } else {
-        micChain.finish(into: &micStaged)
+        micChain.flush(into: &micStaged)
         micDone = true
       }
       return

@@ -58,9 +58,13 @@ import CSampleRate
 public struct SampleRateResampler: Resampler {
   /// The libsamplerate converter in use.
   public let converter: Converter
+  /// Input frames per second.
   public let inputRate: Int
+  /// Output frames per second.
   public let outputRate: Int
+  /// Interleaved channels in each frame.
   public let channelCount: Int
+  /// Output frames of delay the caller drops (see the type's discussion).
   public let latency: Int
 
   /// The flush's block of silence. libsamplerate's own state (its history buffer, allocated by
@@ -137,6 +141,7 @@ public struct SampleRateResampler: Resampler {
     }
   }
 
+  /// The most frames ``process(_:into:)`` can write for `frames` input frames.
   public func maxOutputFrames(forInputFrames frames: Int) -> Int {
     let exact = (frames * outputRate + inputRate - 1) / inputRate + 2
     guard ratioAdjustment > 0 else { return exact }
@@ -162,6 +167,8 @@ public struct SampleRateResampler: Resampler {
     return true
   }
 
+  /// Converts what `src_process` takes of `input` into `output`; returns the input frames consumed
+  /// and output frames written.
   public mutating func process(
     _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>
   ) -> (consumed: Int, produced: Int) {
@@ -188,6 +195,8 @@ public struct SampleRateResampler: Resampler {
     return (consumed, produced)
   }
 
+  /// Hands libsamplerate the end of input and writes the frames it held back; returns the frames
+  /// written.
   public mutating func flush(into output: UnsafeMutableBufferPointer<Float>) -> Int {
     let channels = channelCount
     // Steered, the count follows the ratio in force; otherwise it is exact.
@@ -220,6 +229,7 @@ public struct SampleRateResampler: Resampler {
     return produced
   }
 
+  /// Forgets all history (`src_reset`), as if newly made.
   public mutating func reset() {
     makeUnique()
     src_reset(box.state)

@@ -334,9 +334,9 @@ struct WAVContents {
   }
 }
 
-/// Reads a whole WAV from bytes with ``WAVReader``.
+/// Reads a whole WAV from bytes with ``AudioFileReader``.
 func parseWAV(_ bytes: [UInt8]) throws -> WAVContents {
-  var reader = try WAVReader(source: MemorySource(bytes))
+  var reader = try AudioFileReader(source: MemorySource(bytes))
   var data: [UInt8] = []
   let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
   defer { buffer.deallocate() }
@@ -351,7 +351,7 @@ func parseWAV(_ bytes: [UInt8]) throws -> WAVContents {
     header: Array(bytes.prefix(reader.dataOffset)))
 }
 
-/// Reads a whole WAV file with ``WAVReader``.
+/// Reads a whole WAV file with ``AudioFileReader``.
 func readWAV(_ path: String) throws -> WAVContents {
   try parseWAV(try readFile(path))
 }

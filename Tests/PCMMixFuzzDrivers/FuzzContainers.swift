@@ -8,6 +8,7 @@ import PCMMix
 /// decoded samples; decoded integer samples stay in [-1, 1]; no more frames than the header
 /// expects or the bytes hold; after reading to the end both agree on truncation and stray bytes.
 public enum FuzzContainers {
+  /// Runs one fuzz input (`bytes`); traps on a broken invariant.
   public static func run(_ bytes: [UInt8]) {
     // The same checks as the WAV target, on whatever container this is.
     FuzzWAV.run(bytes)

@@ -16,6 +16,7 @@ public enum FuzzPipeline {
   /// buffer is 42 minutes of audio, 120 million frames to resample (see Fuzz/README.md).
   static let frameBudget = 200_000
 
+  /// Runs one fuzz input (`bytes`); traps on a broken invariant.
   public static func run(_ bytes: [UInt8]) {
     var r = FuzzBytes(bytes)
     let setup = r.u8()

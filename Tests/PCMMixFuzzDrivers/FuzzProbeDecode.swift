@@ -7,6 +7,7 @@ public enum FuzzProbeDecode {
   static let rates: [Double] = [8_000, 11_025, 16_000, 22_050, 32_000, 44_100, 48_000, 96_000]
   static let bits: [UInt32] = [8, 16, 24, 32, 64]
 
+  /// Runs one fuzz input (`bytes`); traps on a broken invariant.
   public static func run(_ bytes: [UInt8]) {
     var r = FuzzBytes(bytes)
     let mode = r.u8()

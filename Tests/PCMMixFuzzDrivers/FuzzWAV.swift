@@ -3,8 +3,9 @@ import PCMMix
 /// Reads a WAV file from memory to its end, decoded and raw; traps when a property fails.
 ///
 public enum FuzzWAV {
+  /// Runs one fuzz input (`bytes`); traps on a broken invariant.
   public static func run(_ bytes: [UInt8]) {
-    guard let reader = try? WAVReader(source: MemorySource(bytes)) else { return }
+    guard let reader = try? AudioFileReader(source: MemorySource(bytes)) else { return }
     let format = reader.format
     precondition((1...PCMFormat.maxChannels).contains(format.channelCount))
     precondition((1...PCMFormat.maxSampleRate).contains(format.sampleRate))

@@ -250,7 +250,7 @@ import Testing
       }
       start += n
     }
-    chain.finish(into: &sink)
+    chain.flush(into: &sink)
     let expected = RateRatio.outputFrames(
       forInputFrames: frames, inputRate: rate, outputRate: 48_000)
     #expect(sink.samples.count == expected * 2)

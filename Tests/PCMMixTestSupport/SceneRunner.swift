@@ -11,9 +11,13 @@ public struct SceneRunner {
   public struct Result {
     /// Where the app's and the mic's markers landed.
     public var app: MarkerReport
+    /// Where the mic's markers landed.
     public var mic: MarkerReport
+    /// The app source's statistics at the end.
     public var appStatistics: CaptureSourceStatistics
+    /// The mic source's statistics at the end.
     public var micStatistics: CaptureSourceStatistics
+    /// The output clock's statistics at the end.
     public var clock: CaptureClockStatistics
     /// Pulls that gave fewer frames of a source than it had delivered for their interval in
     /// the end: the source's audio came after its place was pulled.
@@ -22,11 +26,13 @@ public struct SceneRunner {
     public var peakRetainedBytes: Int
   }
 
+  /// The pipeline under test.
   public var pipeline: ClockedCapturePipeline
   /// Host time (seconds) of timeline frame 0: the pipeline's origin.
   public let origin: Double
   /// Offset added to every stamp, as host clocks start long before a capture does.
   public let hostOffset: Double
+  /// Frames each pull asks for.
   public var pullFrames: Int
   let rate: Double
 

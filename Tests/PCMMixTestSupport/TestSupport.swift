@@ -5,8 +5,11 @@ import PCMMix
 
 /// A seeded generator (SplitMix64) so random tests are repeatable.
 public struct SplitMix64: RandomNumberGenerator {
+  /// The generator's state, advanced by a constant on every draw.
   public var state: UInt64
+  /// A generator whose sequence is fixed by `seed`.
   public init(seed: UInt64) { state = seed }
+  /// The next 64 random bits.
   public mutating func next() -> UInt64 {
     state &+= 0x9E37_79B9_7F4A_7C15
     var z = state
@@ -18,9 +21,11 @@ public struct SplitMix64: RandomNumberGenerator {
 
 /// Least-squares fit of `a·cos(ωn) + b·sin(ωn) + c` to a signal, for tone SNR and gain.
 public struct ToneFit {
+  /// Amplitude of the fitted tone.
   public var amplitude: Double
   /// Phase of the fitted cosine at n = 0, radians.
   public var phase: Double
+  /// Tone power over the power of what the fit leaves, in dB.
   public var snrDB: Double
 
   /// Fits the tone at `frequency` (cycles per sample) to `x[range]`, sample n at index n.

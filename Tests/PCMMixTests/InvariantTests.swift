@@ -156,7 +156,7 @@ import Testing
       var oneShot = _Collect()
       var whole = SourceChain(outputChannels: 2, resampler: factory)
       try bytes.withUnsafeBytes { try whole.process($0, format: format, into: &oneShot) }
-      whole.finish(into: &oneShot)
+      whole.flush(into: &oneShot)
 
       var streamed = _Collect()
       var pieces = SourceChain(outputChannels: 2, resampler: factory)
@@ -172,7 +172,7 @@ import Testing
         start += n
         if start == frames { break }
       }
-      pieces.finish(into: &streamed)
+      pieces.flush(into: &streamed)
       #expect(streamed.samples == oneShot.samples, "trial \(trial): \(format)")
       let expected = Int((Double(frames) * 48_000 / Double(format.sampleRate)).rounded())
       #expect(abs(oneShot.samples.count / 2 - expected) <= 1, "trial \(trial): \(format)")

@@ -16,7 +16,7 @@ import Testing
     var fifo = FrameFIFO(capacity: 48_000, channelCount: 2)
     let format = PCMFormat(sampleRate: rate, channelCount: 1, sampleType: .s16)
     samples.withUnsafeBytes { try! chain.process($0, format: format, into: &fifo) }
-    chain.finish(into: &fifo)
+    chain.flush(into: &fifo)
     #expect(
       fifo.count
         == RateRatio.outputFrames(forInputFrames: frames, inputRate: rate, outputRate: 48_000))

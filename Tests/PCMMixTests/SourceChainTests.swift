@@ -89,7 +89,7 @@ import Testing
       try bytes.withUnsafeBytes { try chain.process($0, description: description, into: &sink) }
     }
     let before = sink.samples
-    if finish { chain.finish(into: &sink) }
+    if finish { chain.flush(into: &sink) }
     return (sink.samples, before)
   }
 
@@ -453,7 +453,7 @@ import Testing
       #expect(chain.format?.sampleRate == 44_100 && chain.format?.channelCount == 2)
     }
     try b.withUnsafeBytes { try chain.process($0, description: d, into: &sink) }
-    chain.finish(into: &sink)
+    chain.flush(into: &sink)
     #expect(
       Self.firstDifference(sink.samples, try Self.run([(a, d), (b, d)])) == nil,
       "the bad buffers left a trace")
@@ -480,7 +480,7 @@ import Testing
     }
     #expect(chain.format?.sampleRate == 32_000)
     try b.withUnsafeBytes { try chain.process($0, description: d, into: &sink) }
-    chain.finish(into: &sink)
+    chain.flush(into: &sink)
     #expect(Self.firstDifference(sink.samples, try Self.run([(a, d), (b, d)])) == nil)
   }
 }

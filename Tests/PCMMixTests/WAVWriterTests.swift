@@ -82,7 +82,8 @@ private func le(_ bytes: [UInt8], _ offset: Int, _ width: Int = 4) -> Int {
 @Suite("WAVWriter")
 struct WAVWriterTests {
   @Test(
-    "round trip through MemorySink and WAVReader", arguments: [1, 2, 6], [SampleType.s16, .f32])
+    "round trip through MemorySink and AudioFileReader", arguments: [1, 2, 6],
+    [SampleType.s16, .f32])
   func roundTrip(channels: Int, type: SampleType) throws {
     let frames = 1000
     let samples =
@@ -129,7 +130,7 @@ struct WAVWriterTests {
     #expect(Array(bytes[dataOffset - 8..<dataOffset - 4]) == Array("data".utf8))
     #expect(le(bytes, dataOffset - 4) == frames * bytesPerFrame)
 
-    var reader = try WAVReader(source: MemorySource(bytes))
+    var reader = try AudioFileReader(source: MemorySource(bytes))
     #expect(reader.format.typeSpelling == (type == .s16 ? "s16le" : "f32le"))
     #expect(reader.format.channelCount == channels)
     #expect(reader.format.sampleRate == 44_100)
@@ -163,7 +164,7 @@ struct WAVWriterTests {
     try samples.withUnsafeBufferPointer { try writer.write($0) }
     #expect(writer.framesWritten == 40_000)
     try writer.finish()
-    var reader = try WAVReader(source: MemorySource(writer.sink.bytes))
+    var reader = try AudioFileReader(source: MemorySource(writer.sink.bytes))
     #expect(bits(try readAllFloat(&reader)) == bits(samples))
   }
 
@@ -178,7 +179,7 @@ struct WAVWriterTests {
     let bytes = writer.sink.bytes
     #expect(le(bytes, 4) == 0xFFFF_FFFF)
     #expect(le(bytes, writer.dataOffset - 4) == 0xFFFF_FFFF)
-    var reader = try WAVReader(source: MemorySource(bytes))
+    var reader = try AudioFileReader(source: MemorySource(bytes))
     #expect(reader.claimedFrames == nil)
     #expect(reader.expectedFrames == 300)
     #expect(bits(try readAllFloat(&reader)) == bits(samples))
@@ -195,7 +196,7 @@ struct WAVWriterTests {
     try writer.finish()
     try samples[120...].withUnsafeBufferPointer { try writer.write($0) }
     try writer.finish()
-    var reader = try WAVReader(source: MemorySource(writer.sink.bytes))
+    var reader = try AudioFileReader(source: MemorySource(writer.sink.bytes))
     #expect(reader.claimedFrames == 200)
     #expect(bits(try readAllFloat(&reader)) == bits(samples))
   }
@@ -234,7 +235,7 @@ struct WAVWriterTests {
     let bytes = [UInt8](try Data(contentsOf: url))
     #expect(Array(bytes[0..<8]) == prefix)
     #expect(lseek(fd, 0, SEEK_CUR) == bytes.count)
-    var reader = try WAVReader(source: MemorySource(Array(bytes[8...])))
+    var reader = try AudioFileReader(source: MemorySource(Array(bytes[8...])))
     #expect(reader.claimedFrames == 500)
     #expect(bits(try readAllFloat(&reader)) == bits(samples))
   }
@@ -251,7 +252,7 @@ struct WAVWriterTests {
     try samples.withUnsafeBufferPointer { try writer.write($0) }
     #expect(try writer.finish() == false)
     close(fds[1])
-    var reader = try WAVReader(source: FileDescriptorSource(fileDescriptor: fds[0]))
+    var reader = try AudioFileReader(source: FileDescriptorSource(fileDescriptor: fds[0]))
     #expect(reader.claimedFrames == nil)
     #expect(reader.expectedFrames == nil)
     #expect(bits(try readAllFloat(&reader)) == bits(samples))
@@ -309,7 +310,7 @@ struct WAVWriterTests {
     try samples.withUnsafeBufferPointer { try writer.write($0) }
     try writer.finish()
     #expect(le(writer.sink.bytes, 40) == 0x3FFFF)
-    var reader = try WAVReader(source: MemorySource(writer.sink.bytes))
+    var reader = try AudioFileReader(source: MemorySource(writer.sink.bytes))
     #expect(reader.format.channelCount == 64)
     #expect(bits(try readAllFloat(&reader)) == bits(samples))
   }

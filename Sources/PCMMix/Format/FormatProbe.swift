@@ -18,7 +18,7 @@ public enum FormatProbe {
     else { throw .invalidSampleRate(rate) }
     guard d.channelsPerFrame > 0 else { throw .zeroChannels }
     guard d.channelsPerFrame <= UInt32(PCMFormat.maxChannels) else {
-      throw .tooManyChannels(d.channelsPerFrame)
+      throw .tooManyChannels(Int(d.channelsPerFrame))
     }
     let flags = d.flags
     let bits = d.bitsPerChannel

@@ -7,7 +7,7 @@ public enum ProbeError: Error, Hashable, Sendable {
   /// `channelsPerFrame` is zero.
   case zeroChannels
   /// `channelsPerFrame` is above ``PCMFormat/maxChannels``.
-  case tooManyChannels(UInt32)
+  case tooManyChannels(Int)
   /// `bitsPerChannel` is not one this library decodes for these flags.
   case unsupportedBitDepth(UInt32, flags: UInt32)
   /// 8-bit signed, or 16/24/32-bit unsigned integer samples.
@@ -27,12 +27,13 @@ public enum ProbeError: Error, Hashable, Sendable {
 }
 
 extension ProbeError: CustomStringConvertible {
+  /// What is wrong with the description, in words.
   public var description: String {
     switch self {
     case .unsupportedFormatID(let id):
       "format ID \(fourCC(id)) is not linear PCM ('lpcm')"
     case .invalidSampleRate(let rate):
-      "sample rate \(rate) Hz is outside 1 … \(PCMFormat.maxSampleRate) Hz or not a whole number"
+      "sample rate \(hertzText(rate)) Hz is outside 1 … \(PCMFormat.maxSampleRate) Hz or not a whole number"
     case .zeroChannels:
       "channel count is 0"
     case .tooManyChannels(let n):
@@ -67,4 +68,10 @@ private func fourCC(_ value: UInt32) -> String {
     return "'" + String(decoding: bytes, as: UTF8.self) + "'"
   }
   return "0x" + String(value, radix: 16)
+}
+
+/// A rate as an error message gives it: whole numbers without a fraction (`44100`), others as
+/// Swift prints a `Double` (`44100.5`, `inf`, `nan`).
+func hertzText(_ rate: Double) -> String {
+  rate == rate.rounded() && abs(rate) < 1e15 ? String(Int(rate)) : "\(rate)"
 }

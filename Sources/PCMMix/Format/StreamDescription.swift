@@ -10,14 +10,23 @@
 /// ```
 /// ``FormatProbe/probe(_:)`` validates it into a ``PCMFormat``.
 public struct StreamDescription: Hashable, Sendable {
+  /// `mSampleRate`: frames per second.
   public var sampleRate: Double
+  /// `mFormatID`: ``StreamDescription/linearPCM`` for what the library reads.
   public var formatID: UInt32
+  /// `mFormatFlags`: ``Flags`` bits.
   public var formatFlags: UInt32
+  /// `mBytesPerPacket`: equals ``bytesPerFrame`` for linear PCM.
   public var bytesPerPacket: UInt32
+  /// `mFramesPerPacket`: 1 for linear PCM.
   public var framesPerPacket: UInt32
+  /// `mBytesPerFrame`: bytes of one frame, or of one channel's sample when non-interleaved.
   public var bytesPerFrame: UInt32
+  /// `mChannelsPerFrame`.
   public var channelsPerFrame: UInt32
+  /// `mBitsPerChannel`: valid bits in each sample.
   public var bitsPerChannel: UInt32
+  /// `mReserved`: 0.
   public var reserved: UInt32
 
   /// Creates a description from its raw fields.
@@ -42,13 +51,21 @@ public struct StreamDescription: Hashable, Sendable {
 
   /// Core Audio's format flag bits for linear PCM.
   public struct Flags: OptionSet, Hashable, Sendable {
+    /// The flag bits.
     public var rawValue: UInt32
+    /// Flags from their bits.
     public init(rawValue: UInt32) { self.rawValue = rawValue }
+    /// `kAudioFormatFlagIsFloat`.
     public static let isFloat = Flags(rawValue: 1)
+    /// `kAudioFormatFlagIsBigEndian`.
     public static let isBigEndian = Flags(rawValue: 2)
+    /// `kAudioFormatFlagIsSignedInteger`.
     public static let isSignedInteger = Flags(rawValue: 4)
+    /// `kAudioFormatFlagIsPacked`.
     public static let isPacked = Flags(rawValue: 8)
+    /// `kAudioFormatFlagIsAlignedHigh`.
     public static let isAlignedHigh = Flags(rawValue: 16)
+    /// `kAudioFormatFlagIsNonInterleaved`: one buffer per channel.
     public static let isNonInterleaved = Flags(rawValue: 32)
   }
 

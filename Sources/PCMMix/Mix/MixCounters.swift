@@ -18,5 +18,6 @@ public struct MixCounters: Hashable, Sendable {
   /// Frames of this source that left the mixer in its output.
   public var framesEmitted: Int { framesMixed + framesAlone }
 
+  /// Counters at zero.
   public init() {}
 }

@@ -134,8 +134,8 @@ public struct CapturePipeline {
 
   /// At the end of both streams: flushes both resamplers' tails into the mixer.
   public mutating func finish() {
-    app.finish(into: &mixer.app)
-    mic.finish(into: &mixer.mic)
+    app.flush(into: &mixer.app)
+    mic.flush(into: &mixer.mic)
   }
 
   /// Bytes of storage held by the chains and the mixer.

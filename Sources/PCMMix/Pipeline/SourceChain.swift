@@ -214,7 +214,7 @@ public struct SourceChain {
   /// Flushes the resampler's tail after the last buffer, so that the output holds
   /// `round(framesIn × outputRate / inputRate)` frames in all (for one input rate), then readies
   /// the chain for a new stream at the same rate.
-  public mutating func finish<Sink: FrameSink>(into sink: inout Sink) {
+  public mutating func flush<Sink: FrameSink>(into sink: inout Sink) {
     guard resampler != nil else { return }
     var scratch = takeScratch()
     _withBuffers(&scratch) { _, _, o in
@@ -280,7 +280,7 @@ public struct SourceChain {
         resampler = remapped
         resampleChannels = channels
       } else {
-        finish(into: &sink)
+        flush(into: &sink)
         resampler = factory(new.sampleRate, outputRate, channels)
         _ = resampler!.adjustRatio(by: ratioAdjustment)
         leadingToDrop = resampler!.latency - resampler!.skipLatency()
@@ -288,7 +288,7 @@ public struct SourceChain {
       }
     }
     if rateChanged {
-      finish(into: &sink)
+      flush(into: &sink)
       stow()
       resampler = nil
       leadingToDrop = 0

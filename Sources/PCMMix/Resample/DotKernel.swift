@@ -43,7 +43,9 @@ extension PolyphaseResampler {
       ) -> Void
     /// A name for reports.
     public var name: String
+    /// `h · x`, the fixed-ratio path's mono dot product.
     public var dot: Dot
+    /// Two channels against one filter row, the fixed-ratio path's stereo dot product.
     public var dot2: Dot2
     /// The sixteen-output kernel, if any.
     public var group: Group?
@@ -51,8 +53,10 @@ extension PolyphaseResampler {
     public var groupPair: GroupPair?
     /// Blended-row dot products for ``VariableRatioResampler``, if any.
     public var lerpDot: LerpDot?
+    /// ``lerpDot`` for two channels at once, if any.
     public var lerpDot2: LerpDot2?
 
+    /// A kernel set from C function pointers; the optional ones fall back to the Swift path.
     public init(
       name: String, dot: Dot, dot2: Dot2, group: Group? = nil, groupPair: GroupPair? = nil,
       lerpDot: LerpDot? = nil, lerpDot2: LerpDot2? = nil

@@ -10,9 +10,14 @@
 /// let (consumed, produced) = r.process(input, into: output)
 /// ```
 public struct PolyphaseResampler: Resampler {
+  /// Input frames per second.
   public let inputRate: Int
+  /// Output frames per second.
   public let outputRate: Int
+  /// Interleaved channels in each frame.
   public let channelCount: Int
+  /// Output frames of delay: the filter's group delay (linear phase) or its delay at low
+  /// frequencies (minimum phase).
   public let latency: Int
   /// The filter specification it was built from.
   public let quality: ResamplerQuality
@@ -154,6 +159,7 @@ public struct PolyphaseResampler: Resampler {
     reset()
   }
 
+  /// Forgets all history, as if newly made; keeps the tables.
   public mutating func reset() {
     framesIn = 0
     framesOut = 0
@@ -203,10 +209,13 @@ public struct PolyphaseResampler: Resampler {
     return latency
   }
 
+  /// The most frames ``process(_:into:)`` can write for `frames` input frames.
   public func maxOutputFrames(forInputFrames frames: Int) -> Int {
     bank == nil ? frames : frames * up / down + 2
   }
 
+  /// Converts as much of `input` as `output` has room for; returns the input frames consumed and
+  /// output frames written.
   public mutating func process(
     _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>
   ) -> (consumed: Int, produced: Int) {
@@ -225,6 +234,8 @@ public struct PolyphaseResampler: Resampler {
     return r
   }
 
+  /// Feeds zeros through the filter to write the output its history still owes; returns the frames
+  /// written.
   public mutating func flush(into output: UnsafeMutableBufferPointer<Float>) -> Int {
     guard bank != nil else { return 0 }
     let target =

@@ -18,9 +18,13 @@
 /// blend, and no sixteen-output groups), the same delay, and not bit-identical to it. Equal
 /// rates are filtered too (a fractional-delay filter), since the ratio may move off 1.
 public struct VariableRatioResampler: Resampler {
+  /// Input frames per second (nominal; see ``ratioAdjustment``).
   public let inputRate: Int
+  /// Output frames per second.
   public let outputRate: Int
+  /// Interleaved channels in each frame.
   public let channelCount: Int
+  /// Output frames of delay at the nominal ratio.
   public let latency: Int
   /// The filter specification it was built from.
   public let quality: ResamplerQuality
@@ -113,6 +117,7 @@ public struct VariableRatioResampler: Resampler {
     Double(planeOrigin + position + bank.lead - 1) + fraction
   }
 
+  /// Forgets all history and any ratio adjustment, as if newly made; keeps the table.
   public mutating func reset() {
     framesIn = 0
     framesOut = 0
@@ -127,6 +132,8 @@ public struct VariableRatioResampler: Resampler {
     position = 0
   }
 
+  /// Starts the output ``latency`` frames late instead of emitting them, before any input; returns
+  /// the frames skipped.
   public mutating func skipLatency() -> Int {
     guard framesIn == 0, framesOut == 0 else { return 0 }
     // Input time 0: the window starts `lead − 1` frames before input frame 0.
@@ -145,10 +152,14 @@ public struct VariableRatioResampler: Resampler {
     return true
   }
 
+  /// The most frames ``process(_:into:)`` can write for `frames` input frames at any allowed
+  /// adjustment.
   public func maxOutputFrames(forInputFrames frames: Int) -> Int {
     Int((Double(frames) / (step * (1 - 1e-9))).rounded(.up)) + 2
   }
 
+  /// A stereo copy of a mono resampler with the same history in both channels, so a source going
+  /// from mono to stereo keeps its phase; `nil` otherwise.
   public func remappingChannels(to channels: Int) -> (any Resampler)? {
     guard channelCount == 1, channels == 2 else { return nil }
     var r = VariableRatioResampler(
@@ -165,6 +176,8 @@ public struct VariableRatioResampler: Resampler {
     return r
   }
 
+  /// Converts as much of `input` as `output` has room for, at the adjusted ratio; returns the input
+  /// frames consumed and output frames written.
   public mutating func process(
     _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>
   ) -> (consumed: Int, produced: Int) {

@@ -36,7 +36,9 @@ import CPCMMixAtomics
 ///   inside gets ``CaptureError/concurrentCall`` (append) or silence with phase
 ///   ``PullStatus/Phase/busy`` (pull) instead of a data race.
 public final class RealtimeCapturePipeline: @unchecked Sendable {
+  /// The same configuration as ``ClockedCapturePipeline``'s.
   public typealias Configuration = ClockedCapturePipeline.Configuration
+  /// The app or the mic source.
   public typealias Side = ClockedCapturePipeline.Side
 
   /// Counters of the whole pipeline, as of the last pull.
@@ -310,6 +312,7 @@ public enum CaptureError: Error, Equatable, Sendable {
 }
 
 extension CaptureError: CustomStringConvertible {
+  /// What went wrong, in words.
   public var description: String {
     switch self {
     case .format(let e): e.description

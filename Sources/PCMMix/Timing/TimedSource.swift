@@ -129,7 +129,7 @@ struct _TimedSource {
 
   /// Ends the stream: the resampler's tail goes after the last buffer.
   mutating func finish() {
-    chain.finish(into: &fifo)
+    chain.flush(into: &fifo)
     hasTail = false
   }
 

@@ -197,6 +197,3 @@ public struct AudioFileReader<Source: ByteSource> {
     }
   }
 }
-
-/// The reader's earlier name, from when it read WAV alone.
-public typealias WAVReader<Source: ByteSource> = AudioFileReader<Source>

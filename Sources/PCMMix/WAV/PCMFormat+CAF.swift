@@ -35,8 +35,7 @@ internal struct _CAFDescription {
       throw .cafDescription("sample rate \(rate) Hz is not a whole number of hertz")
     }
     guard rate >= 1, rate <= Double(PCMFormat.maxSampleRate) else {
-      if rate >= 0 && rate <= Double(UInt32.max) { throw .invalidSampleRate(UInt32(rate)) }
-      throw .cafDescription("sample rate \(rate) Hz is outside 1 … \(PCMFormat.maxSampleRate) Hz")
+      throw .invalidSampleRate(rate)
     }
     guard framesPerPacket == 1 else {
       throw .cafDescription("\(framesPerPacket) frames per packet (linear PCM has 1)")

@@ -84,7 +84,7 @@ extension PCMFormat {
     }
     guard channels > 0 else { throw .zeroChannels }
     guard channels <= PCMFormat.maxChannels else { throw .tooManyChannels(channels) }
-    guard rate >= 1, rate <= PCMFormat.maxSampleRate else { throw .invalidSampleRate(rate) }
+    guard rate >= 1, rate <= PCMFormat.maxSampleRate else { throw .invalidSampleRate(Double(rate)) }
     let type: SampleType
     switch (tag, bits) {
     case (_WAVFormatTag.pcm, 1...8) where formatTag == _WAVFormatTag.pcm || bits == 8: type = .u8

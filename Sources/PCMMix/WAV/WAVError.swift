@@ -27,7 +27,7 @@ public enum WAVError: Error, Hashable, Sendable {
   /// The channel count is 0.
   case zeroChannels
   /// The sample rate is outside 1 … ``PCMFormat/maxSampleRate`` Hz.
-  case invalidSampleRate(UInt32)
+  case invalidSampleRate(Double)
   /// The block align (bytes per frame) disagrees with channels × bytes per sample.
   case blockAlignMismatch(Int, expected: Int)
   /// The channel count is above ``PCMFormat/maxChannels``.
@@ -89,7 +89,7 @@ extension WAVError: CustomStringConvertible {
     case .zeroChannels:
       "channel count is 0"
     case .invalidSampleRate(let rate):
-      "sample rate \(rate) Hz is outside 1 … \(PCMFormat.maxSampleRate) Hz"
+      "sample rate \(hertzText(rate)) Hz is outside 1 … \(PCMFormat.maxSampleRate) Hz"
     case .blockAlignMismatch(let got, let expected):
       "block align is \(got) bytes, expected \(expected) for the channels and bit depth"
     case .tooManyChannels(let n):

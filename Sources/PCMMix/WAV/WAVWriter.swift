@@ -64,7 +64,7 @@ public struct WAVWriter<Sink: ByteSink> {
   ) throws(WAVError) {
     precondition(sampleType == .s16 || sampleType == .f32, "WAVWriter writes s16 or f32")
     guard (1...PCMFormat.maxSampleRate).contains(sampleRate) else {
-      throw .invalidSampleRate(UInt32(clamping: sampleRate))
+      throw .invalidSampleRate(Double(sampleRate))
     }
     guard channelCount > 0 else { throw .zeroChannels }
     guard channelCount <= PCMFormat.maxChannels else { throw .tooManyChannels(channelCount) }
