@@ -50,7 +50,7 @@ tsan: bootstrap
 	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter "SharedCapturePipeline|RealtimeCapturePipeline"
 
 lint:
-	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Fuzz/Drivers Package.swift
 
 # The DocC site of PCMMix in .build/docs (static; symbol graph from the build, the toolchain's
 # own docc, no network). Any docc warning, such as a broken symbol link, fails it.

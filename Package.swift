@@ -14,8 +14,6 @@ let package = Package(
     // libsamplerate (BSD-2-Clause) as a second resampler backend, through pkg-config.
     .library(name: "PCMMixSampleRate", targets: ["PCMMixSampleRate"]),
     .executable(name: "pcm-mix", targets: ["pcm-mix"]),
-    // The fuzz drivers, for the libFuzzer package in Fuzz/ (not part of the library's API).
-    .library(name: "PCMMixFuzzDrivers", targets: ["PCMMixFuzzDrivers"]),
   ],
   targets: [
     // Atomic loads and stores for the lock-free capture hand-off (one header; Swift's own
@@ -48,9 +46,9 @@ let package = Package(
 
     // Helpers the test targets share (a seeded generator, a tone fit).
     .target(name: "PCMMixTestSupport", dependencies: ["PCMMix"], path: "Tests/PCMMixTestSupport"),
-    .target(
-      name: "PCMMixFuzzDrivers", dependencies: ["PCMMix", "PCMMixTestSupport"],
-      path: "Tests/PCMMixFuzzDrivers"),
+    // The fuzz drivers, which `swift test` replays the fuzz corpora and regressions through; the
+    // libFuzzer package in Fuzz/ compiles the same folder as its own target (no product here).
+    .target(name: "PCMMixFuzzDrivers", dependencies: ["PCMMix"], path: "Fuzz/Drivers"),
     .testTarget(
       name: "PCMMixTests", dependencies: ["PCMMix", "PCMMixTestSupport", "PCMMixFuzzDrivers"]),
     .testTarget(

@@ -178,23 +178,3 @@ public func decodeS16(_ bytes: [UInt8], channels: Int) -> [Float] {
   }
   return out
 }
-
-/// Appends `bytes` to the app (side 0) or the mic (side 1) of `pipeline`; returns the error, if
-/// any, instead of throwing (so callers can assert on it inside closures).
-public func appendBuffer(
-  _ pipeline: inout CapturePipeline, side: Int, _ bytes: [UInt8],
-  _ description: StreamDescription
-) -> ProbeError? {
-  bytes.withUnsafeBytes { raw -> ProbeError? in
-    do throws(ProbeError) {
-      if side == 0 {
-        try pipeline.appendApp(raw, description: description)
-      } else {
-        try pipeline.appendMic(raw, description: description)
-      }
-      return nil
-    } catch {
-      return error
-    }
-  }
-}

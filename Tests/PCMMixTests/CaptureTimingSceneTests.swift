@@ -3,7 +3,8 @@ import PCMMix
 import PCMMixTestSupport
 import Testing
 
-/// The capture-timing issue's scenes, on the simulator: where each source's markers land in the
+/// The capture scenes (two clocks, bursts, stalls, a late source, a rate switch), on the
+/// simulator: where each source's markers land in the
 /// pulled output (host time of frame k is k / 48,000), and that a strict 10 ms pull never finds
 /// audio that arrived too late.
 @Suite struct CaptureTimingSceneTests {

@@ -5,9 +5,10 @@ import Testing
 @testable import PCMMix
 
 /// Replays every input under `Fuzz/Regressions/` (what the fuzzers found) and every seed under
-/// `Fuzz/Corpus/` through the drivers the libFuzzer targets in `Fuzz/` run (`PCMMixFuzzDrivers`), so a plain
-/// `swift test` catches a regression without libFuzzer. A driver traps (fails the run) when a
-/// property breaks, exactly as under the fuzzer.
+/// `Fuzz/Corpus/` through the drivers the libFuzzer targets in `Fuzz/` run, so a plain
+/// `swift test` catches a regression without libFuzzer. A driver traps when a property breaks,
+/// exactly as under the fuzzer, so each target's inputs run in a child process (an exit test):
+/// a trap fails that target's test, names the input it was on, and the rest of the run goes on.
 @Suite struct FuzzRegressionTests {
   /// `Fuzz/` at the repository root.
   static let fuzzRoot = URL(fileURLWithPath: #filePath)
@@ -31,14 +32,43 @@ import Testing
     return found
   }()
 
-  @Test(arguments: inputs)
-  fileprivate func replays(_ input: _FuzzInput) throws {
-    let bytes = [UInt8](try Data(contentsOf: Self.fuzzRoot.appendingPathComponent(input.path)))
-    switch input.target {
-    case "FuzzWAV": FuzzWAV.run(bytes)
-    case "FuzzContainers": FuzzContainers.run(bytes)
-    case "FuzzProbeDecode": FuzzProbeDecode.run(bytes)
-    default: FuzzPipeline.run(bytes)
+  /// Runs every input of `target` through its driver, first appending each input's path to
+  /// the file at `log`, so its last line names the input a trap stopped on.
+  static func replayAll(_ target: String, log: String) {
+    let handle = FileHandle(forWritingAtPath: log)
+    for input in inputs where input.target == target {
+      handle?.seekToEndOfFile()
+      handle?.write(Data("\(input.path)\n".utf8))
+      guard let data = try? Data(contentsOf: fuzzRoot.appendingPathComponent(input.path)) else {
+        fatalError("cannot read \(input.path)")
+      }
+      let bytes = [UInt8](data)
+      switch target {
+      case "FuzzWAV": FuzzWAV.run(bytes)
+      case "FuzzContainers": FuzzContainers.run(bytes)
+      case "FuzzProbeDecode": FuzzProbeDecode.run(bytes)
+      default: FuzzPipeline.run(bytes)
+      }
+    }
+  }
+
+  @Test(arguments: targets)
+  func replays(_ target: String) async {
+    let count = Self.inputs.filter { $0.target == target }.count
+    #expect(count > 0, "no inputs for \(target)")
+    let log: String = FileManager.default.temporaryDirectory
+      .appendingPathComponent("pcmmix-fuzz-replay-\(target)-\(UUID().uuidString).txt").path
+    #expect(FileManager.default.createFile(atPath: log, contents: nil))
+    defer { try? FileManager.default.removeItem(atPath: log) }
+    let passed = await #expect(processExitsWith: .success) {
+      [target = target as String, log = log as String] in
+      FuzzRegressionTests.replayAll(target, log: log)
+    }
+    let lines = (try? String(contentsOfFile: log, encoding: .utf8))?.split(separator: "\n") ?? []
+    if passed == nil {
+      Issue.record("\(target) trapped on \(lines.last.map(String.init) ?? "its first input")")
+    } else {
+      #expect(lines.count == count, "the child replayed \(lines.count) of \(count) inputs")
     }
   }
 
@@ -131,10 +161,9 @@ private struct _CountingResampler: Resampler {
 }
 
 /// One replayable input.
-private struct _FuzzInput: Sendable, CustomTestStringConvertible {
+private struct _FuzzInput: Sendable {
   var target: String
   var path: String
-  var testDescription: String { path }
 }
 
 /// The capture pipeline refuses a declared rate under its `inputRates` (1 kHz by default) with a

@@ -1,4 +1,5 @@
 import Foundation
+import PCMMixFuzzDrivers
 import Testing
 
 @testable import PCMMix

@@ -117,8 +117,8 @@ import Testing
     #expect(right >= threshold, "right \(right) dB")
   }
 
-  /// The other presets against the same vectors, held to the resampler issue's tone SNR for
-  /// them (fast ≥ 100 dB, high ≥ 140 dB): targets, not measurements minus a margin. The compared
+  /// The other presets against the same vectors, held to their own specification's tone SNR
+  /// (fast ≥ 100 dB, high ≥ 140 dB; `ResamplerQuality`'s documentation): targets, not measurements minus a margin. The compared
   /// region also leaves out the filter's half length at each end (more than the vector's 10 ms
   /// for `high` at 8 kHz, 16 ms), where the window overlaps the input's abrupt start and end.
   /// Linear phase, as for the default above; the presets as they are (minimum phase below

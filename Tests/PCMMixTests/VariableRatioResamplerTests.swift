@@ -5,7 +5,7 @@ import Testing
 @testable import PCMMix
 
 /// The steerable built-in resampler: the same quality as the exact one at a fixed ratio, and the
-/// capture-timing issue's figure while its ratio is steered (≥ 120 dB tone SNR for `balanced`
+/// figure the README gives for it while its ratio is steered (≥ 120 dB tone SNR for `balanced`
 /// against the ideal tone at the positions it was steered to).
 @Suite struct VariableRatioResamplerTests {
   /// A mono tone at `rate` through the resampler in 10 ms blocks, the adjustment set before each

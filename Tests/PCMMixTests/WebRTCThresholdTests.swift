@@ -16,7 +16,9 @@ import Testing
   static let rmsLimit = -14.58
   /// WebRTC's `kHighFrequencyMaxError`, for 0.7 … 0.9 × the lower Nyquist.
   static let highLimit = -6.02
-  /// The max-error limit below 0.7 × the lower Nyquist from REFERENCE.md.
+  /// WebRTC's max-error limit below 0.7 × the lower Nyquist for a chirp into 48 kHz (its
+  /// `sinc_resampler_unittest.cc` lists −62.6 dBFS for most rates, −63.4 for 8 kHz and −64.0
+  /// for 32 kHz; the loosest of them).
   static let lowLimit = -62.6
 
   /// WebRTC's own per-rate values into 48 kHz (RMS, low-frequency max error), where it tests the

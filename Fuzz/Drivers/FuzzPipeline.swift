@@ -1,5 +1,4 @@
 import PCMMix
-import PCMMixTestSupport
 
 /// Drives a ``CapturePipeline`` with a schedule read from the input: which source, buffer
 /// lengths 0 … 30,000 frames (about 4 s of audio in all), format switches, stalls (runs of one source without a mix),
@@ -140,5 +139,25 @@ public enum FuzzPipeline {
     }
     precondition(pipeline.mixer.app.counters.framesMixed == pipeline.mixer.mic.counters.framesMixed)
     precondition(pipeline.retainedBytes <= memoryLimit, "retains \(pipeline.retainedBytes) bytes")
+  }
+}
+
+/// Appends `bytes` to the app (side 0) or the mic (side 1) of `pipeline`; returns the error, if
+/// any, instead of throwing (so callers can assert on it inside closures).
+public func appendBuffer(
+  _ pipeline: inout CapturePipeline, side: Int, _ bytes: [UInt8],
+  _ description: StreamDescription
+) -> ProbeError? {
+  bytes.withUnsafeBytes { raw -> ProbeError? in
+    do throws(ProbeError) {
+      if side == 0 {
+        try pipeline.appendApp(raw, description: description)
+      } else {
+        try pipeline.appendMic(raw, description: description)
+      }
+      return nil
+    } catch {
+      return error
+    }
   }
 }
