@@ -11,9 +11,14 @@ public enum ResamplerChoice: Equatable, Sendable {
   /// The default: the built-in `balanced` preset.
   public static let standard = ResamplerChoice.builtin(preset: "balanced")
 
+  /// The built-in presets by the names `--resampler builtin:NAME` takes.
+  public static let presets: [(name: String, quality: ResamplerQuality)] = [
+    ("fast", .fast), ("balanced", .balanced), ("high", .high),
+  ]
+
   /// Every spelling `--resampler` takes, for the help text.
   public static var spellings: [String] {
-    ResamplerQuality.presets.map { "builtin:\($0.name)" }
+    Self.presets.map { "builtin:\($0.name)" }
       + SampleRateResampler.Converter.allCases.map(\.cliName)
   }
 
@@ -23,7 +28,7 @@ public enum ResamplerChoice: Equatable, Sendable {
       self = .standard
     } else if text.hasPrefix("builtin:") {
       let name = String(text.dropFirst("builtin:".count))
-      guard ResamplerQuality.presets.contains(where: { $0.name == name }) else { return nil }
+      guard Self.presets.contains(where: { $0.name == name }) else { return nil }
       self = .builtin(preset: name)
     } else if let converter = SampleRateResampler.Converter(cliName: text) {
       self = .libsamplerate(converter)
@@ -85,7 +90,7 @@ public enum ResamplerChoice: Equatable, Sendable {
 
   /// The preset named `name` (`balanced` if there is none by that name).
   private static func quality(_ name: String) -> ResamplerQuality {
-    ResamplerQuality.presets.first { $0.name == name }?.quality ?? .balanced
+    Self.presets.first { $0.name == name }?.quality ?? .balanced
   }
 
   /// Whether this is the built-in resampler (the one `--phase` applies to).

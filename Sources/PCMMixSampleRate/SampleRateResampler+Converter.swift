@@ -30,24 +30,6 @@ extension SampleRateResampler {
     /// `SRC_LINEAR`: interpolates linearly between the last two input samples.
     case linear
 
-    /// The name the `pcm-mix` command line uses: `src-best`, `src-medium`, `src-fastest`,
-    /// `src-zoh`, `src-linear`.
-    public var cliName: String {
-      switch self {
-      case .sincBest: "src-best"
-      case .sincMedium: "src-medium"
-      case .sincFastest: "src-fastest"
-      case .zeroOrderHold: "src-zoh"
-      case .linear: "src-linear"
-      }
-    }
-
-    /// The converter a command-line name (``cliName``) stands for, or nil.
-    public init?(cliName: String) {
-      guard let match = Self.allCases.first(where: { $0.cliName == cliName }) else { return nil }
-      self = match
-    }
-
     /// Whether this is one of the band-limited sinc converters.
     public var isSinc: Bool {
       switch self {

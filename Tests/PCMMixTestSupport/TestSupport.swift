@@ -178,3 +178,30 @@ public func decodeS16(_ bytes: [UInt8], channels: Int) -> [Float] {
   }
   return out
 }
+
+/// The built-in resampler presets by name, for tests that run each of them.
+public let builtinPresets: [(name: String, quality: ResamplerQuality)] = [
+  ("fast", .fast), ("balanced", .balanced), ("high", .high),
+]
+
+/// The sample type and byte order a spelling such as `s16le` or `u8` stands for, found through
+/// ``PCMFormat/typeSpelling`` (the command line's parser lives in `PCMMixCLI`).
+public func sampleTypeAndOrder(spelled name: String) -> (SampleType, ByteOrder)? {
+  for type in SampleType.allCases {
+    for order in [ByteOrder.little, .big] {
+      let format = PCMFormat(sampleRate: 1, channelCount: 1, sampleType: type, byteOrder: order)
+      if format.typeSpelling == name { return (type, order) }
+    }
+  }
+  return nil
+}
+
+/// Every spelling ``PCMFormat/typeSpelling`` gives (`u8`, `s16le`, `s16be`, …).
+public var allTypeSpellings: Set<String> {
+  Set(
+    SampleType.allCases.flatMap { type in
+      [ByteOrder.little, .big].map {
+        PCMFormat(sampleRate: 1, channelCount: 1, sampleType: type, byteOrder: $0).typeSpelling
+      }
+    })
+}

@@ -16,7 +16,7 @@ import Testing
     init(_ name: String) throws {
       let v = try #require(Vectors.family("decode").first { $0["name"] as? String == name })
       let spelling = v["sampleType"] as! String
-      let (type, order) = try #require(PCMFormat.parseType(spelling))
+      let (type, order) = try #require(sampleTypeAndOrder(spelled: spelling))
       format = PCMFormat(
         sampleRate: 48_000, channelCount: v["channels"] as! Int, sampleType: type,
         byteOrder: order, isInterleaved: v["layout"] as? String != "planar")
@@ -57,7 +57,7 @@ import Testing
 
   @Test func everyVectorIsListed() {
     let types = Set(Vectors.family("decode").map { $0["sampleType"] as! String })
-    #expect(types == Set(PCMFormat.typeSpellings))
+    #expect(types == allTypeSpellings)
     #expect(Vectors.family("decode").contains { $0["layout"] as? String == "planar" })
   }
 

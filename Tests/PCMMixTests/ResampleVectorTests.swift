@@ -126,7 +126,7 @@ import Testing
   @Test(arguments: names, [("fast", 100.0), ("high", 140.0)])
   func otherPresetsAgainstAnalytic(_ name: String, preset: (String, Double)) throws {
     let v = try ResampleVector(name)
-    let quality = ResamplerQuality.presets.first { $0.name == preset.0 }!.quality
+    let quality = builtinPresets.first { $0.name == preset.0 }!.quality
     var r = v.makeResampler(quality.with(phase: .linear))
     let out = resampleAligned(&r, v.input)
     #expect(out.count == 2 * v.outputFrames)
@@ -152,7 +152,7 @@ import Testing
     let v = try ResampleVector(name)
     let entry = try #require(Vectors.family("resample").first { $0["name"] as? String == name })
     let tones = try #require(entry["tones"] as? [String: [[String: Double]]])
-    let quality = ResamplerQuality.presets.first { $0.name == preset.0 }!.quality
+    let quality = builtinPresets.first { $0.name == preset.0 }!.quality
     var r = v.makeResampler(quality)
     let out = resampleAligned(&r, v.input)
     #expect(out.count == 2 * v.outputFrames)
@@ -176,10 +176,10 @@ import Testing
 
   /// Streaming in 10 ms blocks, and in random pieces of 1 … 4000 frames (two seeds), gives the
   /// one-shot output exactly (Float ==), for every preset.
-  @Test(arguments: names, ResamplerQuality.presets.map(\.name))
+  @Test(arguments: names, builtinPresets.map(\.name))
   func streamingMatchesOneShot(_ name: String, preset: String) throws {
     let v = try ResampleVector(name)
-    let quality = ResamplerQuality.presets.first { $0.name == preset }!.quality
+    let quality = builtinPresets.first { $0.name == preset }!.quality
     var once = v.makeResampler(quality)
     let oneShot = resampleAligned(&once, v.input)
     let block = v.inputRate / 100

@@ -9,7 +9,7 @@ import Testing
   /// the scratch once upmixed (it trapped in `duplicateInPlace`).
   @Test(arguments: [(8000, "high"), (4000, "balanced"), (11025, "high")])
   func monoTailLongerThanABlockFlushes(rate: Int, preset: String) {
-    let quality = ResamplerQuality.presets.first { $0.name == preset }!.quality
+    let quality = builtinPresets.first { $0.name == preset }!.quality
     var chain = SourceChain(resampler: ResamplerFactory.builtin(quality))
     let frames = rate / 5
     let samples = (0..<frames).map { Int16(truncatingIfNeeded: $0 &* 37) }

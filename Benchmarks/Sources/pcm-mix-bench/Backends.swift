@@ -1,6 +1,7 @@
 import CBenchPeers
 @_spi(Backends) import PCMMix
 @_spi(Backends) import PCMMixAccelerated
+import PCMMixCLI
 
 /// A resampler the benchmark compares: a name, where it comes from, and how to make one.
 struct Backend {
@@ -67,7 +68,7 @@ struct Backend {
 
 /// The built-in ``ResamplerQuality`` presets, as the library lists them.
 enum BuiltinPresets {
-  static var all: [(name: String, quality: ResamplerQuality)] { ResamplerQuality.presets }
+  static var all: [(name: String, quality: ResamplerQuality)] { ResamplerChoice.presets }
 
   /// The preset `CapturePipeline.Configuration()` uses.
   static let defaultName = "builtin-balanced"

@@ -74,9 +74,4 @@ extension ResamplerQuality {
     q.phase = phase
     return q
   }
-
-  /// The presets by name, for command lines and benchmarks.
-  public static let presets: [(name: String, quality: ResamplerQuality)] = [
-    ("fast", .fast), ("balanced", .balanced), ("high", .high),
-  ]
 }

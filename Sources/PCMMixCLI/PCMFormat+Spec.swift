@@ -1,3 +1,5 @@
+import PCMMix
+
 extension PCMFormat {
   /// Parses a `TYPE:RATE:CHANNELS` spec such as `s16be:44100:2`, the shape the CLI takes for
   /// headerless input. TYPE is one of `u8 s16le s16be s24le s24be s32le s32be f32le f32be f64le
