@@ -169,7 +169,7 @@ import Testing
   @Test func retainedBytesDoesNotGrowOverAMinute() throws {
     // A short filter keeps a minute of capture quick in a debug build; storage is sized the
     // same way at every quality.
-    let quick = ResamplerQuality(passbandEdge: 0.2, stopbandEdge: 1, attenuation: 21)
+    let quick = try ResamplerQuality(passbandEdge: 0.2, stopbandEdge: 1, attenuation: 21)
     var pipeline = CapturePipeline(.init(resampler: ResamplerFactory.builtin(quick)))
     var room = [Int16](repeating: 0, count: 2048 * 2)
     var afterOneSecond = 0

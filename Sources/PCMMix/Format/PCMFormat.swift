@@ -3,22 +3,25 @@
 /// Planar (non-interleaved) data holds each channel's samples contiguously, channel 0 first.
 public struct PCMFormat: Hashable, Sendable {
   /// Frames per second, 1 … 768,000.
-  public var sampleRate: Int
+  public let sampleRate: Int
   /// Channels per frame, 1 … ``PCMFormat/maxChannels``.
-  public var channelCount: Int
+  public let channelCount: Int
   /// How one sample is encoded.
-  public var sampleType: SampleType
+  public let sampleType: SampleType
   /// Byte order of multi-byte samples (ignored for `u8`).
-  public var byteOrder: ByteOrder
+  public let byteOrder: ByteOrder
   /// Whether channels alternate sample by sample (`true`) or are stored as planes.
-  public var isInterleaved: Bool
+  public let isInterleaved: Bool
 
   /// The highest sample rate accepted anywhere in the library.
   public static let maxSampleRate = 768_000
   /// The most channels accepted in one frame.
   public static let maxChannels = 64
 
-  /// Creates a format without validation; ``FormatProbe`` validates descriptions from outside.
+  /// Creates a format. Nothing is checked here; every stage that takes a format checks it
+  /// where it enters (``FormatProbe`` for a ``StreamDescription``, ``SourceChain`` for a
+  /// format given directly, the file readers for a header) and throws for a rate outside
+  /// 1 … ``maxSampleRate`` or a channel count outside 1 … ``maxChannels``.
   public init(
     sampleRate: Int, channelCount: Int, sampleType: SampleType,
     byteOrder: ByteOrder = .little, isInterleaved: Bool = true

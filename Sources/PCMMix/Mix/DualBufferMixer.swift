@@ -32,13 +32,13 @@ public struct DualBufferMixer {
     /// The `limit` policy's ceiling in dBFS (default −1).
     public var ceilingDB: Double
 
-    /// Creates a configuration; the defaults suit 48 kHz stereo.
+    /// Creates a configuration; the defaults suit 48 kHz stereo. The mixer takes values outside
+    /// their ranges as the nearest inside (``normalized``), so no configuration traps.
     public init(
       channelCount: Int = 2, capacityFrames: Int = 48_000, maxLagFrames: Int = 4_800,
       policy: MixPolicy = .average, appGainDB: Double = 0, micGainDB: Double = 0,
       ceilingDB: Double = -1
     ) {
-      precondition(capacityFrames >= 1 && maxLagFrames >= 0 && maxLagFrames <= capacityFrames)
       self.channelCount = channelCount
       self.capacityFrames = capacityFrames
       self.maxLagFrames = maxLagFrames
@@ -46,6 +46,20 @@ public struct DualBufferMixer {
       self.appGainDB = appGainDB
       self.micGainDB = micGainDB
       self.ceilingDB = ceilingDB
+    }
+
+    /// The configuration the mixer runs: channels in 1 … ``PCMFormat/maxChannels``, a capacity
+    /// of at least 1 frame, `0 ≤ maxLagFrames ≤ capacityFrames`, gains and ceiling that are not
+    /// NaN (NaN becomes 0 dB, and −1 dBFS for the ceiling). Every other value is kept.
+    public var normalized: Configuration {
+      var c = self
+      c.channelCount = min(max(channelCount, 1), PCMFormat.maxChannels)
+      c.capacityFrames = max(capacityFrames, 1)
+      c.maxLagFrames = min(max(maxLagFrames, 0), c.capacityFrames)
+      c.appGainDB = appGainDB.isNaN ? 0 : appGainDB
+      c.micGainDB = micGainDB.isNaN ? 0 : micGainDB
+      c.ceilingDB = ceilingDB.isNaN ? -1 : ceilingDB
+      return c
     }
   }
 
@@ -72,8 +86,10 @@ public struct DualBufferMixer {
   /// Levels and what the output stage did, as of the last mix call.
   public var meters: MixMeters { output.meters }
 
-  /// Creates a mixer; allocates both FIFOs and its scratch.
+  /// Creates a mixer for `configuration` as ``Configuration/normalized`` puts it in range;
+  /// allocates both FIFOs and its scratch.
   public init(_ configuration: Configuration = Configuration()) {
+    let configuration = configuration.normalized
     self.configuration = configuration
     let ch = configuration.channelCount
     app = MixerInput(
@@ -100,8 +116,9 @@ public struct DualBufferMixer {
   }
 
   /// Sets `side`'s gain in dB (0 dB is exactly 1, so 0 dB mixes stay bit-exact) and records it
-  /// in ``configuration``.
+  /// in ``configuration``; NaN is taken as 0 dB.
   public mutating func setGain(_ side: Side, dB: Double) {
+    let dB = dB.isNaN ? 0 : dB
     switch side {
     case .app:
       app.setGain(dB: dB)

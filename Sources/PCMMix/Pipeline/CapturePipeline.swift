@@ -48,9 +48,11 @@ public struct CapturePipeline {
   /// Input rates a source may declare.
   public let inputRates: ClosedRange<Int>
 
-  /// Creates a pipeline.
+  /// Creates a pipeline. It mixes stereo, so its mixer runs with two channels whatever
+  /// `configuration.mixer.channelCount` says.
   public init(_ configuration: Configuration = Configuration()) {
-    precondition(configuration.mixer.channelCount == 2, "the capture pipeline mixes stereo")
+    var configuration = configuration
+    configuration.mixer.channelCount = 2
     app = SourceChain(
       outputRate: configuration.outputRate, outputChannels: 2,
       resampler: configuration.resampler)

@@ -161,14 +161,25 @@ public struct SourceChain {
 
   /// Runs a buffer already described by `format` through the chain into `sink`.
   ///
-  /// - Throws: ``ProbeError/partialFrame(byteCount:bytesPerFrame:)`` when `bytes` is not a whole
-  ///   number of frames; nothing is consumed then.
+  /// - Throws: ``ProbeError/invalidSampleRate(_:)``, ``ProbeError/zeroChannels`` or
+  ///   ``ProbeError/tooManyChannels(_:)`` for a format outside what the library converts, and
+  ///   ``ProbeError/partialFrame(byteCount:bytesPerFrame:)`` when `bytes` is not a whole number
+  ///   of frames; nothing is consumed then.
   /// - Complexity: O(frames); no allocation unless the input rate changed.
   public mutating func process<Sink: FrameSink>(
     _ bytes: UnsafeRawBufferPointer, format: PCMFormat, into sink: inout Sink
   ) throws(ProbeError) {
     // A format given directly invalidates the probe cache of `process(_:description:into:)`.
     lastDescription = nil
+    if format != self.format {
+      guard (1...PCMFormat.maxSampleRate).contains(format.sampleRate) else {
+        throw .invalidSampleRate(Double(format.sampleRate))
+      }
+      guard format.channelCount > 0 else { throw .zeroChannels }
+      guard format.channelCount <= PCMFormat.maxChannels else {
+        throw .tooManyChannels(format.channelCount)
+      }
+    }
     let frameBytes = format.bytesPerFrame
     guard bytes.count % frameBytes == 0 else {
       throw .partialFrame(byteCount: bytes.count, bytesPerFrame: frameBytes)

@@ -11,13 +11,13 @@
 /// about `(attenuation − 8) / (14.4 × width)` input samples, width in cycles per input sample.
 public struct ResamplerQuality: Hashable, Sendable {
   /// Where the passband ends, as a fraction of the lower Nyquist.
-  public var passbandEdge: Double
+  public let passbandEdge: Double
   /// Where the stopband begins, as a fraction of the lower Nyquist.
-  public var stopbandEdge: Double
+  public let stopbandEdge: Double
   /// Stopband rejection in dB.
-  public var attenuation: Double
+  public let attenuation: Double
   /// Linear or minimum phase.
-  public var phase: PhaseResponse
+  public let phase: PhaseResponse
 
   /// The filter's phase response.
   ///
@@ -34,13 +34,34 @@ public struct ResamplerQuality: Hashable, Sendable {
     case linearWithin(seconds: Double)
   }
 
-  /// Creates a specification; 0 < passbandEdge < 1, passbandEdge < stopbandEdge ≤ 2 − passbandEdge.
+  /// Creates a specification.
+  ///
+  /// - Throws: ``ConfigurationError`` unless 0 < `passbandEdge` < 1,
+  ///   `passbandEdge` < `stopbandEdge` ≤ 2 − `passbandEdge` and 20 ≤ `attenuation` ≤ 200 dB.
+  ///   (Any phase is valid: `linearWithin` a limit of 0 s or less is minimum phase everywhere.)
   public init(
     passbandEdge: Double, stopbandEdge: Double, attenuation: Double, phase: PhaseResponse = .linear
+  ) throws(ConfigurationError) {
+    guard passbandEdge > 0 && passbandEdge < 1 else {
+      throw ConfigurationError("passbandEdge", "\(passbandEdge) is not in (0, 1)")
+    }
+    guard stopbandEdge > passbandEdge && stopbandEdge <= 2 - passbandEdge else {
+      throw ConfigurationError(
+        "stopbandEdge",
+        "\(stopbandEdge) is not above passbandEdge \(passbandEdge) and at most 2 − passbandEdge")
+    }
+    guard attenuation >= 20 && attenuation <= 200 else {
+      throw ConfigurationError("attenuation", "\(attenuation) dB is not in 20 … 200 dB")
+    }
+    self.init(
+      unchecked: passbandEdge, stopbandEdge: stopbandEdge, attenuation: attenuation, phase: phase)
+  }
+
+  /// A specification the library knows to be valid (the presets).
+  private init(
+    unchecked passbandEdge: Double, stopbandEdge: Double, attenuation: Double,
+    phase: PhaseResponse
   ) {
-    precondition(passbandEdge > 0 && passbandEdge < 1)
-    precondition(stopbandEdge > passbandEdge && stopbandEdge <= 2 - passbandEdge)
-    precondition(attenuation >= 20 && attenuation <= 200)
     self.passbandEdge = passbandEdge
     self.stopbandEdge = stopbandEdge
     self.attenuation = attenuation
@@ -53,25 +74,24 @@ extension ResamplerQuality {
   /// delay: linear phase where that fits (44.1 kHz into 48 kHz: 0.8 ms), minimum phase where it
   /// would not (below 44.1 kHz of input; from 48 kHz into lower rates).
   public static let fast = ResamplerQuality(
-    passbandEdge: 0.9, stopbandEdge: 1.1, attenuation: 103, phase: .linearWithin(seconds: 0.001))
+    unchecked: 0.9, stopbandEdge: 1.1, attenuation: 103, phase: .linearWithin(seconds: 0.001))
 
   /// The default: ≥ 130 dB rejection, flat within 0.01 dB to 0.9 × Nyquist, at most 1.5 ms of
   /// delay: linear phase where that fits (44.1 kHz into 48 kHz: 1.46 ms), minimum phase where it
   /// would not.
   public static let balanced = ResamplerQuality(
-    passbandEdge: 0.9, stopbandEdge: 1.04, attenuation: 133,
+    unchecked: 0.9, stopbandEdge: 1.04, attenuation: 133,
     phase: .linearWithin(seconds: 0.0015))
 
   /// Cleanest: 150 dB rejection, flat to 0.95 × Nyquist, at most 3 ms of delay: linear phase
   /// where that fits (44.1 kHz into 48 kHz: 2.9 ms), minimum phase where it would not.
   public static let high = ResamplerQuality(
-    passbandEdge: 0.95, stopbandEdge: 1.03, attenuation: 150, phase: .linearWithin(seconds: 0.003))
+    unchecked: 0.95, stopbandEdge: 1.03, attenuation: 150, phase: .linearWithin(seconds: 0.003))
 
   /// The same specification with another phase response (e.g. `.balanced.with(phase: .linear)`
   /// for a constant delay at every frequency, whatever it costs in delay).
   public func with(phase: PhaseResponse) -> ResamplerQuality {
-    var q = self
-    q.phase = phase
-    return q
+    ResamplerQuality(
+      unchecked: passbandEdge, stopbandEdge: stopbandEdge, attenuation: attenuation, phase: phase)
   }
 }
