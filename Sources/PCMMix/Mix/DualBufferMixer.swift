@@ -4,7 +4,7 @@
 /// (`min(app, mic)`) and keeps the rest of the longer side for the next call. Memory is bounded:
 /// - when one source stalls, the other's frames beyond the lag bound are emitted against silence
 ///   (mixed by the same policy with a zero), so audio keeps flowing with at most that much delay.
-///   The bound (``lagBound(for:)``) is ``Configuration/maxLagFrames`` beyond the largest burst
+///   The bound (the lag bound) is ``Configuration/maxLagFrames`` beyond the largest burst
 ///   either source has delivered between two mix calls, less than capacity by a burst: a source
 ///   that delivers 512 ms at once is not taken for stalled between its bursts, which would shift
 ///   it against the other for good;

@@ -27,7 +27,7 @@ public struct PolyphaseResampler: Resampler {
   let up: Int
   let down: Int
   let bank: _PolyphaseBank?
-  /// The sixteen-output tables, when ``DotKernel/group`` is used.
+  /// The sixteen-output tables, when `DotKernel.group` is used.
   let groups: _GroupTables?
   /// Frames each channel plane holds.
   let capacity: Int
@@ -82,7 +82,7 @@ public struct PolyphaseResampler: Resampler {
   /// is ``latency`` at low frequencies and grows towards the band edge.
   public var isMinimumPhase: Bool { bank?.isMinimumPhase ?? false }
 
-  /// Whether outputs are computed sixteen at a time by the kernel's ``DotKernel/group``: when it
+  /// Whether outputs are computed sixteen at a time by the kernel's `DotKernel.group`: when it
   /// has one, the table is exact, accumulation is in Float32 and the group tables fit in 1 MiB.
   public var usesGroupKernel: Bool { groups != nil }
 

@@ -51,9 +51,14 @@ public struct WAVWriter<Sink: ByteSink> {
 
   /// Writes the header for `channelCount` channels of `sampleType` at `sampleRate` Hz.
   ///
-  /// - Parameter reservingRF64: Whether to put a `JUNK` chunk first so that ``finish()`` can
-  ///   turn a file past 4 GiB into RF64; honored only when the sink can seek (a pipe keeps the
-  ///   streaming marker instead). Pass it when the output may pass 4 GiB.
+  /// - Parameters:
+  ///   - sink: Where the bytes go (a file, standard output, memory).
+  ///   - sampleRate: Frames per second, 1 … 768,000.
+  ///   - channelCount: Channels per frame, 1 … 64.
+  ///   - sampleType: `.s16` or `.f32`.
+  ///   - reservingRF64: Whether to put a `JUNK` chunk first so that ``finish()`` can turn a
+  ///     file past 4 GiB into RF64; honored only when the sink can seek (a pipe keeps the
+  ///     streaming marker instead). Pass it when the output may pass 4 GiB.
   /// - Precondition: `sampleType` is `.s16` or `.f32`.
   /// - Throws: ``WAVError/invalidSampleRate(_:)``, ``WAVError/zeroChannels`` or
   ///   ``WAVError/tooManyChannels(_:)`` for a format outside 1 … 768,000 Hz and 1 … 64 channels;
