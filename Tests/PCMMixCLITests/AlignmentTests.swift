@@ -1,53 +1,8 @@
 import Foundation
 import PCMMix
 import PCMMixCLI
+import PCMMixTestSupport
 import Testing
-
-/// Least-squares fit of `Σ a_k sin(ω_k n) + b_k cos(ω_k n)` to `x[n]` over `range`, all tones at
-/// once (so they do not leak into each other's fits); returns each tone as `amp sin(ω n + phase)`.
-func fitTones(_ x: [Double], omegas: [Double], range: Range<Int>) -> [(phase: Double, amp: Double)]
-{
-  let m = 2 * omegas.count
-  var a = [Double](repeating: 0, count: m * m)
-  var b = [Double](repeating: 0, count: m)
-  var row = [Double](repeating: 0, count: m)
-  for n in range {
-    for (k, w) in omegas.enumerated() {
-      row[2 * k] = sin(w * Double(n))
-      row[2 * k + 1] = cos(w * Double(n))
-    }
-    for i in 0..<m {
-      b[i] += row[i] * x[n]
-      for j in i..<m { a[i * m + j] += row[i] * row[j] }
-    }
-  }
-  for i in 0..<m { for j in 0..<i { a[i * m + j] = a[j * m + i] } }
-  // Gaussian elimination with partial pivoting.
-  for col in 0..<m {
-    let pivot = (col..<m).max { abs(a[$0 * m + col]) < abs(a[$1 * m + col]) }!
-    if pivot != col {
-      for j in 0..<m { a.swapAt(col * m + j, pivot * m + j) }
-      b.swapAt(col, pivot)
-    }
-    for r in (col + 1)..<m {
-      let f = a[r * m + col] / a[col * m + col]
-      for j in col..<m { a[r * m + j] -= f * a[col * m + j] }
-      b[r] -= f * b[col]
-    }
-  }
-  var c = [Double](repeating: 0, count: m)
-  for i in stride(from: m - 1, through: 0, by: -1) {
-    var sum = b[i]
-    for j in (i + 1)..<m { sum -= a[i * m + j] * c[j] }
-    c[i] = sum / a[i * m + i]
-  }
-  return omegas.indices.map { k in
-    (
-      atan2(c[2 * k + 1], c[2 * k]),
-      (c[2 * k] * c[2 * k] + c[2 * k + 1] * c[2 * k + 1]).squareRoot()
-    )
-  }
-}
 
 /// Six tones from 100 Hz to 0.9 × the lower Nyquist of `rate` and 48 kHz.
 private func tones(_ rate: Int) -> [Double] {
@@ -79,15 +34,17 @@ private func alignmentErrors(rate: Int, _ extra: [String]) throws -> [(hz: Doubl
         "convert", "\(dir)/in.wav", "-o", "\(dir)/out.wav", "--channels", "1", "--format",
         "f32",
       ] + extra)
-    let out = try readWAV("\(dir)/out.wav").float32s.map(Double.init)
+    let out = try readWAV("\(dir)/out.wav").float32s
     #expect(out.count == Int((Double(frames) * 48_000 / Double(rate)).rounded()))
     let omegas = freqs.map { 2 * Double.pi * $0 / 48_000 }
     // 30 ms off each end, where the filter sees the input's edges.
-    let fits = fitTones(out, omegas: omegas, range: 1_440..<(out.count - 1_440))
-    return zip(freqs, zip(fits, zip(omegas, phases))).map { f, rest in
-      let (fit, (omega, phase)) = rest
-      #expect(abs(fit.amp - 0.12) < 0.001, "\(rate) Hz input, \(f) Hz: amplitude \(fit.amp)")
-      return (f, -phaseDifference(fit.phase, phase) / omega)
+    let fit = MultiToneFit(
+      out, frequencies: freqs.map { $0 / 48_000 }, range: 1_440..<(out.count - 1_440))
+    return freqs.indices.map { k in
+      let amplitude = fit.amplitudes[k]
+      #expect(abs(amplitude - 0.12) < 0.001, "\(rate) Hz input, \(freqs[k]) Hz: \(amplitude)")
+      // The input is sin(ωt + p) = cos(ωt + p − π/2).
+      return (freqs[k], -phaseDifference(fit.phases[k], phases[k] - .pi / 2) / omegas[k])
     }
   }
 }
@@ -159,11 +116,12 @@ struct AlignmentTests {
         "--policy", "saturate", "--format", "f32",
       ])
       let out = try readWAV("\(dir)/o.wav").float32s
-      let left = stride(from: 0, to: out.count, by: 2).map { Double(out[$0]) }
       let omegas = freqs.map { 2 * Double.pi * $0 / 48_000 }
-      let fits = fitTones(left, omegas: omegas, range: 1_440..<(left.count - 1_440))
-      for (k, fit) in fits.enumerated() {
-        let late = -phaseDifference(fit.phase, 0.3) / omegas[k]
+      let fit = MultiToneFit(
+        out, stride: 2, frequencies: freqs.map { $0 / 48_000 },
+        range: 1_440..<(out.count / 2 - 1_440))
+      for k in freqs.indices {
+        let late = -phaseDifference(fit.phases[k], 0.3 - .pi / 2) / omegas[k]
         #expect(abs(late) < 0.1, "\(freqs[k]) Hz is \(late) samples late")
       }
     }

@@ -43,7 +43,7 @@ public struct ToneFit {
         for j in 0..<3 { m[i][j] += basis[i] * basis[j] }
       }
     }
-    let s = ToneFit.solve3(m, v)
+    let s = ToneFit.solve(m, v)
     var fitPower = 0.0
     var residual = 0.0
     for n in range {
@@ -57,8 +57,9 @@ public struct ToneFit {
     snrDB = 10 * log10(fitPower / max(residual, 1e-300))
   }
 
-  /// Solves `a·x = b` (square, nonsingular) by Gauss–Jordan elimination with partial pivoting.
-  public static func solve3(_ a: [[Double]], _ b: [Double]) -> [Double] {
+  /// Solves `a·x = b` (square, nonsingular, any size) by Gauss–Jordan elimination with partial
+  /// pivoting.
+  public static func solve(_ a: [[Double]], _ b: [Double]) -> [Double] {
     var m = a
     var v = b
     let n = b.count
@@ -82,6 +83,9 @@ public struct ToneFit {
 public struct MultiToneFit {
   /// Fitted amplitude of each tone, in the order given.
   public var amplitudes: [Double]
+  /// Phase of each fitted cosine at n = 0, radians (as ``ToneFit/phase``): tone k is
+  /// `amplitudes[k] · cos(2π f_k n + phases[k])`.
+  public var phases: [Double]
   /// Power of the fitted tones over the power of what is left, in dB.
   public var snrDB: Double
 
@@ -107,7 +111,7 @@ public struct MultiToneFit {
         for j in 0..<k { m[i][j] += b[i] * b[j] }
       }
     }
-    let s = ToneFit.solve3(m, v)
+    let s = ToneFit.solve(m, v)
     var fitPower = 0.0
     var residual = 0.0
     for n in range {
@@ -120,6 +124,7 @@ public struct MultiToneFit {
     amplitudes = frequencies.indices.map {
       (s[2 * $0] * s[2 * $0] + s[2 * $0 + 1] * s[2 * $0 + 1]).squareRoot()
     }
+    phases = frequencies.indices.map { atan2(-s[2 * $0 + 1], s[2 * $0]) }
     snrDB = 10 * log10(fitPower / max(residual, 1e-300))
   }
 }
