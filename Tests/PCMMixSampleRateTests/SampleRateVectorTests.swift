@@ -11,11 +11,11 @@ import Testing
   /// What the manifest says about exactness, and whether this run's library is the one
   /// the measurement was made with.
   static let expectExact: Bool = {
-    let versions = SampleRateVectors.manifest["versions"] as! [String: Any]
-    let exactness = SampleRateVectors.manifest["exactness"] as! [String: Any]
-    let measuredExact = (exactness["tolerance"] as? Double) == 0
+    let versions = SampleRateVectors.manifest["versions"]!.object!
+    let exactness = SampleRateVectors.manifest["exactness"]!.object!
+    let measuredExact = (exactness["tolerance"]?.double) == 0
     let sameLibrary =
-      versions["bundledSrcGetVersion"] as? String
+      versions["bundledSrcGetVersion"]?.string
       == SampleRateResampler.libraryVersion
     return measuredExact && sameLibrary
   }()
@@ -23,15 +23,15 @@ import Testing
   /// Fallback tolerance for another libsamplerate build (not measured; see the manifest).
   static let fallbackTolerance: Float = 1e-5
 
-  static func converter(_ v: [String: Any]) -> SampleRateResampler.Converter {
-    SampleRateResampler.Converter(rawValue: v["converter"] as! String)!
+  static func converter(_ v: JSONObject) -> SampleRateResampler.Converter {
+    SampleRateResampler.Converter(rawValue: v["converter"]!.string!)!
   }
 
   @Test func libraryVersionIsRecorded() {
-    let versions = SampleRateVectors.manifest["versions"] as! [String: Any]
+    let versions = SampleRateVectors.manifest["versions"]!.object!
     print(
       "linked \(SampleRateResampler.libraryVersion); Python's samplerate bundles "
-        + "\(versions["bundledSrcGetVersion"] as! String)")
+        + "\(versions["bundledSrcGetVersion"]!.string!)")
     print(
       Self.expectExact
         ? "comparing bit for bit" : "other build: tolerance \(Self.fallbackTolerance)")
@@ -42,16 +42,16 @@ import Testing
   @Test(arguments: SampleRateVectors.names)
   func sameCallsGiveTheSameOutput(name: String) throws {
     let v = SampleRateVectors.vector(name)
-    let channels = v["channels"] as! Int
-    let rate = v["inputRate"] as! Int
-    let x = try SampleRateVectors.float32(v["inputFile"] as! String)
-    let expected = try SampleRateVectors.float32(v["outputFile"] as! String)
+    let channels = v["channels"]!.int!
+    let rate = v["inputRate"]!.int!
+    let x = try SampleRateVectors.float32(v["inputFile"]!.string!)
+    let expected = try SampleRateVectors.float32(v["outputFile"]!.string!)
     var r = SampleRateResampler(
       converter: Self.converter(v), inputRate: rate, outputRate: 48_000, channelCount: channels)
-    #expect(r.silenceFrames == v["flushSilenceFrames"] as! Int)
+    #expect(r.silenceFrames == v["flushSilenceFrames"]!.int!)
     let silence = [Float](repeating: 0, count: r.silenceFrames * channels)
     var out: [Float] = []
-    for (i, call) in (v["calls"] as! [[Int]]).enumerated() {
+    for (i, call) in (v["calls"]!.intRows!).enumerated() {
       let (start, frames, capacity, end, used, generated) =
         (call[0], call[1], call[2], call[3], call[4], call[5])
       let input = start < 0 ? silence : Array(x[(start * channels)..<((start + frames) * channels)])
@@ -80,12 +80,12 @@ import Testing
   @Test(arguments: SampleRateVectors.names)
   func wrapperGivesTheSameFrames(name: String) throws {
     let v = SampleRateVectors.vector(name)
-    let channels = v["channels"] as! Int
-    let rate = v["inputRate"] as! Int
-    let block = v["blockFrames"] as! Int
-    let rounded = v["roundedOutputFrames"] as! Int
-    let x = try SampleRateVectors.float32(v["inputFile"] as! String)
-    let raw = try SampleRateVectors.float32(v["outputFile"] as! String)
+    let channels = v["channels"]!.int!
+    let rate = v["inputRate"]!.int!
+    let block = v["blockFrames"]!.int!
+    let rounded = v["roundedOutputFrames"]!.int!
+    let x = try SampleRateVectors.float32(v["inputFile"]!.string!)
+    let raw = try SampleRateVectors.float32(v["outputFile"]!.string!)
     var r = SampleRateResampler(
       converter: Self.converter(v), inputRate: rate, outputRate: 48_000, channelCount: channels)
     let out = resampleStreaming(&r, x) { _ in block }

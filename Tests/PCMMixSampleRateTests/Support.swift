@@ -12,20 +12,23 @@ enum SampleRateVectors {
     .appendingPathComponent("TestVectors").appendingPathComponent("libsamplerate")
 
   /// The parsed `libsamplerate/manifest.json`.
-  nonisolated(unsafe) static let manifest: [String: Any] = {
-    let data = try! Data(contentsOf: root.appendingPathComponent("manifest.json"))
-    return try! JSONSerialization.jsonObject(with: data) as! [String: Any]
+  static let manifest: JSONObject = {
+    do {
+      return try JSONObject.load(root.appendingPathComponent("manifest.json"))
+    } catch {
+      fatalError("cannot read \(root.path)/manifest.json: \(error)")
+    }
   }()
 
   /// Every vector, in manifest order.
-  static var vectors: [[String: Any]] { manifest["vectors"] as! [[String: Any]] }
+  static var vectors: [JSONObject] { manifest["vectors"]!.objects! }
 
   /// Vector names, for `@Test(arguments:)`.
-  static var names: [String] { vectors.map { $0["name"] as! String } }
+  static var names: [String] { vectors.map { $0["name"]!.string! } }
 
   /// The vector called `name`.
-  static func vector(_ name: String) -> [String: Any] {
-    vectors.first { $0["name"] as? String == name }!
+  static func vector(_ name: String) -> JSONObject {
+    vectors.first { $0["name"]?.string == name }!
   }
 
   /// A little-endian float32 file under `libsamplerate/`.

@@ -31,25 +31,25 @@ private struct WAVVector: Sendable, CustomTestStringConvertible {
   var encodingName: String?
   var formatTag: Int?
 
-  init(_ d: [String: Any]) {
-    name = d["name"] as! String
-    file = d["file"] as! String
-    valid = d["valid"] as! Bool
-    sampleRate = d["sampleRate"] as? Int ?? 0
-    channels = d["channels"] as? Int ?? 0
-    sampleType = d["sampleType"] as? String ?? ""
-    frames = d["frames"] as? Int ?? 0
-    dataOffset = d["dataOffset"] as? Int ?? 0
-    blockAlign = d["blockAlign"] as? Int ?? 0
-    bitsPerSample = d["bitsPerSample"] as? Int ?? 0
-    dataSizeField = d["dataSizeField"] as? Int ?? 0
-    truncated = d["truncated"] as? Bool ?? false
-    claimedFrames = d["claimedFrames"] as? Int
-    strayBytes = d["strayBytes"] as? Int ?? 0
-    samplesFile = d["samplesFile"] as? String ?? ""
-    error = d["error"] as? String ?? ""
-    encodingName = d["encodingName"] as? String
-    formatTag = d["formatTag"] as? Int
+  init(_ d: JSONObject) {
+    name = d["name"]!.string!
+    file = d["file"]!.string!
+    valid = d["valid"]!.bool!
+    sampleRate = d["sampleRate"]?.int ?? 0
+    channels = d["channels"]?.int ?? 0
+    sampleType = d["sampleType"]?.string ?? ""
+    frames = d["frames"]?.int ?? 0
+    dataOffset = d["dataOffset"]?.int ?? 0
+    blockAlign = d["blockAlign"]?.int ?? 0
+    bitsPerSample = d["bitsPerSample"]?.int ?? 0
+    dataSizeField = d["dataSizeField"]?.int ?? 0
+    truncated = d["truncated"]?.bool ?? false
+    claimedFrames = d["claimedFrames"]?.int
+    strayBytes = d["strayBytes"]?.int ?? 0
+    samplesFile = d["samplesFile"]?.string ?? ""
+    error = d["error"]?.string ?? ""
+    encodingName = d["encodingName"]?.string
+    formatTag = d["formatTag"]?.int
   }
 
   var testDescription: String { name }

@@ -26,10 +26,10 @@ import Testing
 
   @Test func monoToStereoVector() throws {
     let v = try #require(Vectors.family("channels").first)
-    #expect(v["inputChannels"] as? Int == 1 && v["outputChannels"] as? Int == 2)
-    let mono = decodeS16(try Vectors.bytes(v["inputFile"] as! String), channels: 1)
-    let expected = try Vectors.int16(v["expectedFile"] as! String)
-    #expect(mono.count == v["frames"] as! Int)
+    #expect(v["inputChannels"]?.int == 1 && v["outputChannels"]?.int == 2)
+    let mono = decodeS16(try Vectors.bytes(v["inputFile"]!.string!), channels: 1)
+    let expected = try Vectors.int16(v["expectedFile"]!.string!)
+    #expect(mono.count == v["frames"]!.int!)
 
     let stereo = Self.map(mono, from: 1, to: 2)
     #expect(stereo.map(PCMEncoder.int16) == expected)

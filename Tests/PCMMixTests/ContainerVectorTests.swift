@@ -25,26 +25,26 @@ private struct ContainerVector: Sendable, CustomTestStringConvertible {
   var error = ""
   var message = ""
 
-  init(_ d: [String: Any]) {
-    name = d["name"] as! String
-    kind = d["kind"] as! String
-    file = d["file"] as! String
-    valid = d["valid"] as! Bool
-    container = d["container"] as? String ?? ""
-    sampleType = d["sampleType"] as? String ?? ""
-    storedSampleType = d["storedSampleType"] as? String ?? ""
-    sampleRate = d["sampleRate"] as? Int ?? 0
-    channels = d["channels"] as? Int ?? 0
-    validBits = d["validBits"] as? Int ?? 0
-    blockAlign = d["blockAlign"] as? Int ?? 0
-    frames = d["frames"] as? Int ?? 0
-    dataOffset = d["dataOffset"] as? Int ?? 0
-    claimedFrames = d["claimedFrames"] as? Int
-    truncated = d["truncated"] as? Bool ?? false
-    strayBytes = d["strayBytes"] as? Int ?? 0
-    samplesFile = d["samplesFile"] as? String ?? ""
-    error = d["error"] as? String ?? ""
-    message = d["message"] as? String ?? ""
+  init(_ d: JSONObject) {
+    name = d["name"]!.string!
+    kind = d["kind"]!.string!
+    file = d["file"]!.string!
+    valid = d["valid"]!.bool!
+    container = d["container"]?.string ?? ""
+    sampleType = d["sampleType"]?.string ?? ""
+    storedSampleType = d["storedSampleType"]?.string ?? ""
+    sampleRate = d["sampleRate"]?.int ?? 0
+    channels = d["channels"]?.int ?? 0
+    validBits = d["validBits"]?.int ?? 0
+    blockAlign = d["blockAlign"]?.int ?? 0
+    frames = d["frames"]?.int ?? 0
+    dataOffset = d["dataOffset"]?.int ?? 0
+    claimedFrames = d["claimedFrames"]?.int
+    truncated = d["truncated"]?.bool ?? false
+    strayBytes = d["strayBytes"]?.int ?? 0
+    samplesFile = d["samplesFile"]?.string ?? ""
+    error = d["error"]?.string ?? ""
+    message = d["message"]?.string ?? ""
   }
 
   var testDescription: String { name }
@@ -52,9 +52,8 @@ private struct ContainerVector: Sendable, CustomTestStringConvertible {
 
 private let containerVectors: [ContainerVector] = {
   let url = Vectors.root.appendingPathComponent("containers/manifest.json")
-  let data = try! Data(contentsOf: url)
-  let manifest = try! JSONSerialization.jsonObject(with: data) as! [String: Any]
-  return (manifest["vectors"] as! [[String: Any]]).map(ContainerVector.init)
+  guard let manifest = try? JSONObject.load(url) else { fatalError("cannot read \(url.path)") }
+  return (manifest["vectors"]!.objects!).map(ContainerVector.init)
 }()
 private let validContainers = containerVectors.filter(\.valid)
 private let brokenContainers = containerVectors.filter { !$0.valid }

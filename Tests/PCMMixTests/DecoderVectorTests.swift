@@ -4,7 +4,7 @@ import Testing
 
 /// The `decode` and `encode` reference vectors, bit for bit.
 @Suite struct DecoderVectorTests {
-  static let decodeNames = Vectors.family("decode").map { $0["name"] as! String }
+  static let decodeNames = Vectors.family("decode").map { $0["name"]!.string! }
 
   /// A decode vector's input bytes, format and expected interleaved float32 samples.
   struct DecodeVector {
@@ -14,15 +14,15 @@ import Testing
     let expected: [Float]
 
     init(_ name: String) throws {
-      let v = try #require(Vectors.family("decode").first { $0["name"] as? String == name })
-      let spelling = v["sampleType"] as! String
+      let v = try #require(Vectors.family("decode").first { $0["name"]?.string == name })
+      let spelling = v["sampleType"]!.string!
       let (type, order) = try #require(sampleTypeAndOrder(spelled: spelling))
       format = PCMFormat(
-        sampleRate: 48_000, channelCount: v["channels"] as! Int, sampleType: type,
-        byteOrder: order, isInterleaved: v["layout"] as? String != "planar")
-      frames = v["frames"] as! Int
-      bytes = try Vectors.bytes(v["inputFile"] as! String)
-      expected = try Vectors.float32(v["expectedFile"] as! String)
+        sampleRate: 48_000, channelCount: v["channels"]!.int!, sampleType: type,
+        byteOrder: order, isInterleaved: v["layout"]?.string != "planar")
+      frames = v["frames"]!.int!
+      bytes = try Vectors.bytes(v["inputFile"]!.string!)
+      expected = try Vectors.float32(v["expectedFile"]!.string!)
       #expect(bytes.count == frames * format.bytesPerFrame)
       #expect(expected.count == frames * format.channelCount)
     }
@@ -56,9 +56,9 @@ import Testing
   }
 
   @Test func everyVectorIsListed() {
-    let types = Set(Vectors.family("decode").map { $0["sampleType"] as! String })
+    let types = Set(Vectors.family("decode").map { $0["sampleType"]!.string! })
     #expect(types == allTypeSpellings)
-    #expect(Vectors.family("decode").contains { $0["layout"] as? String == "planar" })
+    #expect(Vectors.family("decode").contains { $0["layout"]?.string == "planar" })
   }
 
   @Test(arguments: decodeNames)
@@ -92,9 +92,9 @@ import Testing
 
   @Test func encodeVector() throws {
     let v = try #require(Vectors.family("encode").first)
-    let input = try Vectors.float32(v["inputFile"] as! String)
-    let expected = try Vectors.int16(v["expectedFile"] as! String)
-    #expect(input.count == v["count"] as! Int)
+    let input = try Vectors.float32(v["inputFile"]!.string!)
+    let expected = try Vectors.int16(v["expectedFile"]!.string!)
+    #expect(input.count == v["count"]!.int!)
     #expect(expected.count == input.count)
     var mismatches: [String] = []
     for (i, x) in input.enumerated() where PCMEncoder.int16(x) != expected[i] {
@@ -115,7 +115,7 @@ import Testing
       bytes.withUnsafeMutableBytes { PCMEncoder.encodeLittleEndian(i, as: .s16, into: $0) }
     }
     #expect(written == input.count * 2)
-    #expect(bytes == (try Vectors.bytes(v["expectedFile"] as! String)))
+    #expect(bytes == (try Vectors.bytes(v["expectedFile"]!.string!)))
   }
 
   @Test func encodeNonFinite() {

@@ -3,7 +3,7 @@ import Testing
 @testable import PCMMix
 
 @Suite struct MixVectorTests {
-  static let names = Vectors.family("mix").map { $0["name"] as! String }
+  static let names = Vectors.family("mix").map { $0["name"]!.string! }
 
   struct MixVector {
     let app: [Float]
@@ -13,13 +13,13 @@ import Testing
     let frames: Int
 
     init(_ name: String) throws {
-      let v = try #require(Vectors.family("mix").first { $0["name"] as? String == name })
-      #expect(v["sampleType"] as? String == "s16le" && v["channels"] as? Int == 2)
-      policy = try #require(MixPolicy(rawValue: v["policy"] as! String))
-      frames = v["frames"] as! Int
-      app = decodeS16(try Vectors.bytes(v["appFile"] as! String), channels: 2)
-      mic = decodeS16(try Vectors.bytes(v["micFile"] as! String), channels: 2)
-      expected = try Vectors.int16(v["expectedFile"] as! String)
+      let v = try #require(Vectors.family("mix").first { $0["name"]?.string == name })
+      #expect(v["sampleType"]?.string == "s16le" && v["channels"]?.int == 2)
+      policy = try #require(MixPolicy(rawValue: v["policy"]!.string!))
+      frames = v["frames"]!.int!
+      app = decodeS16(try Vectors.bytes(v["appFile"]!.string!), channels: 2)
+      mic = decodeS16(try Vectors.bytes(v["micFile"]!.string!), channels: 2)
+      expected = try Vectors.int16(v["expectedFile"]!.string!)
       #expect(app.count == frames * 2 && mic.count == frames * 2 && expected.count == frames * 2)
     }
   }

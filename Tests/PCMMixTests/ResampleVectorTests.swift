@@ -6,7 +6,7 @@ import Testing
 /// The `resample` reference vectors: sines at 8 … 96 kHz against the same sines evaluated
 /// analytically at the 48 kHz output times.
 @Suite struct ResampleVectorTests {
-  static let names = Vectors.family("resample").map { $0["name"] as! String }
+  static let names = Vectors.family("resample").map { $0["name"]!.string! }
 
   /// Minimum per-channel SNR in dB over [compareStart, compareEnd), per input rate.
   ///
@@ -46,14 +46,14 @@ import Testing
     let compare: Range<Int>
 
     init(_ name: String) throws {
-      let v = try #require(Vectors.family("resample").first { $0["name"] as? String == name })
-      #expect(v["outputRate"] as? Int == 48_000 && v["channels"] as? Int == 2)
-      inputRate = v["inputRate"] as! Int
-      input = try Vectors.float32(v["inputFile"] as! String)
-      expected = try Vectors.float32(v["expectedFile"] as! String)
-      outputFrames = v["outputFrames"] as! Int
-      compare = (v["compareStart"] as! Int)..<(v["compareEnd"] as! Int)
-      #expect(input.count == 2 * (v["inputFrames"] as! Int))
+      let v = try #require(Vectors.family("resample").first { $0["name"]?.string == name })
+      #expect(v["outputRate"]?.int == 48_000 && v["channels"]?.int == 2)
+      inputRate = v["inputRate"]!.int!
+      input = try Vectors.float32(v["inputFile"]!.string!)
+      expected = try Vectors.float32(v["expectedFile"]!.string!)
+      outputFrames = v["outputFrames"]!.int!
+      compare = (v["compareStart"]!.int!)..<(v["compareEnd"]!.int!)
+      #expect(input.count == 2 * (v["inputFrames"]!.int!))
       #expect(expected.count == 2 * outputFrames)
     }
 
@@ -150,8 +150,8 @@ import Testing
     arguments: names, [("fast", 100.0, 0.1), ("balanced", 130.0, 0.01), ("high", 140.0, 0.001)])
   func presetsAgainstTheVectorTones(_ name: String, preset: (String, Double, Double)) throws {
     let v = try ResampleVector(name)
-    let entry = try #require(Vectors.family("resample").first { $0["name"] as? String == name })
-    let tones = try #require(entry["tones"] as? [String: [[String: Double]]])
+    let entry = try #require(Vectors.family("resample").first { $0["name"]?.string == name })
+    let tones = try #require(entry["tones"]?.object)
     let quality = builtinPresets.first { $0.name == preset.0 }!.quality
     var r = v.makeResampler(quality)
     let out = resampleAligned(&r, v.input)
@@ -159,12 +159,12 @@ import Testing
     let edge = 480 + r.latency + r.taps * 48_000 / v.inputRate
     let range = edge..<(v.outputFrames - edge)
     for (channel, side) in ["left", "right"].enumerated() {
-      let list = try #require(tones[side])
+      let list = try #require(tones[side]?.objects)
+      let frequencies = try list.map { try #require($0["freqHz"]?.double) / 48_000 }
+      let amplitudes = try list.map { try #require($0["amplitude"]?.double) }
       let fit = MultiToneFit(
-        out, stride: 2, offset: channel, frequencies: list.map { $0["freqHz"]! / 48_000 },
-        range: range)
-      let gainError = zip(fit.amplitudes, list).map { abs(20 * log10($0 / $1["amplitude"]!)) }
-        .max()!
+        out, stride: 2, offset: channel, frequencies: frequencies, range: range)
+      let gainError = zip(fit.amplitudes, amplitudes).map { abs(20 * log10($0 / $1)) }.max()!
       print(
         "resample \(v.inputRate) → 48000, \(preset.0) as is, \(side): SNR "
           + "\(String(format: "%.2f", fit.snrDB)) dB, gain error "

@@ -16,7 +16,7 @@ import Testing
     framesPerPacket: 1, bytesPerFrame: 2, channelsPerFrame: 1, bitsPerChannel: 16)
 
   struct Scene {
-    let v: [String: Any]
+    let v: JSONObject
     let app: [UInt8]
     let mic: [UInt8]
     let appBuffers: [Int]
@@ -27,20 +27,20 @@ import Testing
 
     init() throws {
       v = try #require(Vectors.family("scene").first)
-      #expect(v["appSampleType"] as? String == "s16be" && v["appRate"] as? Int == 44_100)
-      #expect(v["appChannels"] as? Int == 2)
-      #expect(v["micSampleType"] as? String == "s16le" && v["micRate"] as? Int == 32_000)
-      #expect(v["micChannels"] as? Int == 1)
-      #expect(v["policy"] as? String == "average" && v["outputRate"] as? Int == 48_000)
-      app = try Vectors.bytes(v["appFile"] as! String)
-      mic = try Vectors.bytes(v["micFile"] as! String)
-      appBuffers = v["appBufferFrames"] as! [Int]
-      micBuffers = v["micBufferFrames"] as! [Int]
-      expected = try Vectors.float32(v["expectedFile"] as! String)
-      outputFrames = v["outputFrames"] as! Int
-      compare = (v["compareStart"] as! Int)..<(v["compareEnd"] as! Int)
-      #expect(appBuffers.reduce(0, +) == v["appFrames"] as! Int)
-      #expect(micBuffers.reduce(0, +) == v["micFrames"] as! Int)
+      #expect(v["appSampleType"]?.string == "s16be" && v["appRate"]?.int == 44_100)
+      #expect(v["appChannels"]?.int == 2)
+      #expect(v["micSampleType"]?.string == "s16le" && v["micRate"]?.int == 32_000)
+      #expect(v["micChannels"]?.int == 1)
+      #expect(v["policy"]?.string == "average" && v["outputRate"]?.int == 48_000)
+      app = try Vectors.bytes(v["appFile"]!.string!)
+      mic = try Vectors.bytes(v["micFile"]!.string!)
+      appBuffers = v["appBufferFrames"]!.ints!
+      micBuffers = v["micBufferFrames"]!.ints!
+      expected = try Vectors.float32(v["expectedFile"]!.string!)
+      outputFrames = v["outputFrames"]!.int!
+      compare = (v["compareStart"]!.int!)..<(v["compareEnd"]!.int!)
+      #expect(appBuffers.reduce(0, +) == v["appFrames"]!.int!)
+      #expect(micBuffers.reduce(0, +) == v["micFrames"]!.int!)
       #expect(app.count == 4 * appBuffers.reduce(0, +) && mic.count == 2 * micBuffers.reduce(0, +))
       #expect(expected.count == 2 * outputFrames)
     }

@@ -12,14 +12,17 @@ enum Vectors {
     .appendingPathComponent("TestVectors")
 
   /// The parsed `manifest.json`.
-  nonisolated(unsafe) static let manifest: [String: Any] = {
-    let data = try! Data(contentsOf: root.appendingPathComponent("manifest.json"))
-    return try! JSONSerialization.jsonObject(with: data) as! [String: Any]
+  static let manifest: JSONObject = {
+    do {
+      return try JSONObject.load(root.appendingPathComponent("manifest.json"))
+    } catch {
+      fatalError("cannot read \(root.path)/manifest.json: \(error)")
+    }
   }()
 
   /// Every vector of one family (`wav`, `decode`, `mix`, …), in manifest order.
-  static func family(_ name: String) -> [[String: Any]] {
-    (manifest["vectors"] as! [[String: Any]]).filter { $0["family"] as? String == name }
+  static func family(_ name: String) -> [JSONObject] {
+    (manifest["vectors"]!.objects!).filter { $0["family"]?.string == name }
   }
 
   /// The bytes of a file under `TestVectors/`.
