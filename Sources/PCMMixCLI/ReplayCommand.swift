@@ -7,12 +7,12 @@ import PCMMix
 /// output ends, and to replay it. The raw files are read once, one buffer at a time, so memory
 /// does not grow with the length of the logs.
 func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
-  let rate = _Replay.outputRate
-  var logs: [_SourceLog] = []
+  let rate = ReplaySession.outputRate
+  var logs: [ReplaySourceLog] = []
   defer { for log in logs { log.close() } }
   for (side, log) in [(ClockedCapturePipeline.Side.app, options.app), (.mic, options.mic)] {
     guard let log else { continue }
-    logs.append(try _SourceLog.open(side, log))
+    logs.append(try ReplaySourceLog.open(side, log))
   }
   for i in logs.indices { try logs[i].scan() }
   for log in logs {
@@ -33,11 +33,11 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
       if d.end > endSeconds { (endSeconds, endRow) = (d.end, (logs[i].csv.path, d.row.line)) }
     }
   }
-  if endSeconds > _Replay.maxSeconds, let endRow {
+  if endSeconds > ReplaySession.maxSeconds, let endRow {
     throw CLIError(
       .data, "\(endRow.path):\(endRow.line)",
       "this buffer ends \(Int(endSeconds)) s after t0 (the earliest stamp); replay writes at most"
-        + " \(Int(_Replay.maxSeconds / 3_600)) hours")
+        + " \(Int(ReplaySession.maxSeconds / 3_600)) hours")
   }
   let endFrame = Int((endSeconds * Double(rate)).rounded())
 
@@ -57,7 +57,7 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
   do throws(CLIError) {
     var sink = try WriterSink.open(
       output, rate: rate, channels: 2, type: options.sampleType, maxFrames: endFrame)
-    var session = try _Replay(options: options, logs: logs, origin: origin, endFrame: endFrame)
+    var session = try ReplaySession(options: options, logs: logs, origin: origin, endFrame: endFrame)
     var progress = Progress(console, "replaying", total: endFrame)
     // Cleared on failure too, so that an error line starts at the left margin.
     defer { progress.end() }
@@ -81,141 +81,8 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
   if options.json { console.err(report) }
 }
 
-/// One source's log in a replay: its CSV and raw file, what a first read found in them, and
-/// where the replay stands.
-struct _SourceLog {
-  let side: ClockedCapturePipeline.Side
-  var csv: _CaptureLogReader
-  var raw: _RawReader
-  /// Found by ``scan()``.
-  var rows = 0
-  var stampedRows = 0
-  var byteCount = 0
-  var largestBuffer = 0
-  var lastLine = 0
-  /// The earliest stamp, as written.
-  var earliest: MediaTime?
-  /// The first row's format.
-  var firstFormat: PCMFormat?
-  /// Every input rate in the log, with the first line that has it.
-  var rates: [Int: Int] = [:]
-  /// Seconds since t0 at which the previous row was delivered.
-  var previousDelivery = 0.0
-  /// The description of the last row's format.
-  var described: (format: PCMFormat, description: StreamDescription)?
-
-  /// Opens both files of `log`: 66 when either is missing or unreadable.
-  static func open(_ side: ClockedCapturePipeline.Side, _ log: ReplayOptions.Log) throws(CLIError)
-    -> _SourceLog
-  {
-    let csv = try _CaptureLogReader.open(log.csv, rates: _Replay.inputRates)
-    do {
-      return _SourceLog(side: side, csv: csv, raw: try _RawReader.open(log.raw))
-    } catch {
-      csv.close()
-      throw error
-    }
-  }
-
-  func close() {
-    csv.close()
-    raw.close()
-  }
-
-  /// Reads the whole CSV, checking every row and that the raw file holds exactly the bytes the
-  /// rows need (when its size is known); notes what ``replay(_:console:)`` needs to know first.
-  mutating func scan() throws(CLIError) {
-    while let row = try csv.next() {
-      rows += 1
-      lastLine = row.line
-      if row.time != nil { stampedRows += 1 }
-      if let t = row.time, earliest.map({ t < $0 }) ?? true { earliest = t }
-      byteCount += row.byteCount
-      if let size = raw.size, byteCount > size {
-        throw short(row, at: byteCount - row.byteCount, size: size)
-      }
-      largestBuffer = max(largestBuffer, row.byteCount)
-      if firstFormat == nil { firstFormat = row.format }
-      if rates[row.format.sampleRate] == nil { rates[row.format.sampleRate] = row.line }
-    }
-    if let size = raw.size, size > byteCount { throw extraBytes(size - byteCount) }
-  }
-
-  /// 65 at `row`: the raw file ends inside its buffer, which starts at byte `offset`.
-  func short(_ row: _LogRow, at offset: Int, size: Int?) -> CLIError {
-    let holds = size.map { "; it holds \($0)" } ?? ""
-    return CLIError(
-      .data, "\(csv.path):\(row.line)",
-      "\(raw.path) ends inside this row's buffer (bytes \(offset) ..< \(offset + row.byteCount)"
-        + "\(holds))")
-  }
-
-  /// 65 at the raw file: `count` bytes (if known) follow the last row's buffer.
-  func extraBytes(_ count: Int?) -> CLIError {
-    let what = count.map { "\($0) byte\($0 == 1 ? "" : "s")" } ?? "bytes"
-    let last = rows == 0 ? "\(csv.path) has no rows" : "the last row is \(csv.path):\(lastLine)"
-    return CLIError(.data, raw.path, "\(what) after the last row's buffer (\(last))")
-  }
-
-  /// Goes back to the first row.
-  mutating func rewind() throws(CLIError) {
-    try csv.rewind()
-    previousDelivery = 0
-  }
-
-  /// The next row with its delivery time and the time its last sample ends, in seconds since
-  /// `t0`: a stamped row ends at its stamp plus its span, an unstamped one its span after the
-  /// previous row's delivery (the first at t0); it is delivered when it ends, but never before
-  /// the previous row of the log.
-  mutating func nextDelivery(t0: Double) throws(CLIError) -> _Delivery? {
-    guard let row = try csv.next() else { return nil }
-    let span = Double(row.frames) / Double(row.format.sampleRate)
-    let end = row.time.map { $0.seconds - t0 + span } ?? previousDelivery + span
-    previousDelivery = max(previousDelivery, end)
-    return _Delivery(row: row, delivery: previousDelivery, end: end)
-  }
-
-  /// Reads `row`'s buffer into the front of `buffer`.
-  mutating func read(_ row: _LogRow, into buffer: UnsafeMutableRawBufferPointer) throws(CLIError)
-    -> UnsafeRawBufferPointer
-  {
-    guard row.byteCount <= buffer.count else {
-      throw CLIError(.data, "\(csv.path):\(row.line)", "the log changed while it was replayed")
-    }
-    let offset = raw.offset
-    let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[..<row.byteCount])
-    guard try raw.read(into: bytes) == row.byteCount else {
-      throw short(row, at: offset, size: raw.size)
-    }
-    return UnsafeRawBufferPointer(bytes)
-  }
-
-  /// Checks that nothing follows the last row's buffer, reading one byte into `scratch`.
-  mutating func checkEnd(_ scratch: UnsafeMutableRawBufferPointer) throws(CLIError) {
-    let offset = raw.offset
-    guard try raw.read(into: UnsafeMutableRawBufferPointer(rebasing: scratch[..<1])) == 0 else {
-      throw extraBytes(raw.size.map { $0 - offset })
-    }
-  }
-
-  /// The stream description of `format` (made once per change of format).
-  mutating func description(_ format: PCMFormat) -> StreamDescription {
-    if let described, described.format == format { return described.description }
-    let d = StreamDescription(format)
-    described = (format, d)
-    return d
-  }
-}
-
-/// A row of a log with when it is delivered and when its last sample ends (seconds since t0).
-struct _Delivery {
-  var row: _LogRow
-  var delivery: Double
-  var end: Double
-}
-
 /// The pipeline, the output position and the record of one replay.
-struct _Replay {
+struct ReplaySession {
   /// The output rate.
   static let outputRate = 48_000
   /// The input rates a log may use: the pipeline's (set explicitly, so both agree).
@@ -233,7 +100,7 @@ struct _Replay {
   var written = 0
   var record = _ReplayRecord()
 
-  init(options: ReplayOptions, logs: [_SourceLog], origin: MediaTime, endFrame: Int)
+  init(options: ReplayOptions, logs: [ReplaySourceLog], origin: MediaTime, endFrame: Int)
     throws(CLIError)
   {
     var c = ClockedCapturePipeline.Configuration(
@@ -277,12 +144,12 @@ struct _Replay {
   /// Delivers every row at its time, pulls every pull interval, and writes what the pulls give
   /// at its timeline position until the output holds ``endFrame`` frames.
   mutating func run(
-    _ logs: inout [_SourceLog], into sink: inout WriterSink, path: String,
+    _ logs: inout [ReplaySourceLog], into sink: inout WriterSink, path: String,
     progress: (Int) -> Void
   ) throws(CLIError) {
     let t0 = pipeline.configuration.origin?.seconds ?? 0
     for i in logs.indices { try logs[i].rewind() }
-    var next: [_Delivery?] = []
+    var next: [ReplayDelivery?] = []
     for i in logs.indices { next.append(try logs[i].nextDelivery(t0: t0)) }
     let largest = max(1, logs.map(\.largestBuffer).max() ?? 1)
     let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: largest, alignment: 16)
@@ -336,7 +203,7 @@ struct _Replay {
   }
 
   /// The index of the row delivered first (the app's on a tie), or `nil` when none is left.
-  static func earliest(_ next: [_Delivery?]) -> Int? {
+  static func earliest(_ next: [ReplayDelivery?]) -> Int? {
     var best: Int?
     for (i, d) in next.enumerated() {
       guard let d else { continue }
@@ -381,7 +248,7 @@ struct _Replay {
   }
 
   /// The JSON report (see `pcm-mix help replay`).
-  func report(options: ReplayOptions, logs: [_SourceLog], t0: MediaTime) -> _JSON {
+  func report(options: ReplayOptions, logs: [ReplaySourceLog], t0: MediaTime) -> _JSON {
     func source(_ side: ClockedCapturePipeline.Side) -> _JSON {
       guard let log = logs.first(where: { $0.side == side }) else { return .null }
       let samples = record.drift[side == .app ? 0 : 1].map { s -> _JSON in
