@@ -57,7 +57,8 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
   do throws(CLIError) {
     var sink = try WriterSink.open(
       output, rate: rate, channels: 2, type: options.sampleType, maxFrames: endFrame)
-    var session = try ReplaySession(options: options, logs: logs, origin: origin, endFrame: endFrame)
+    var session = try ReplaySession(
+      options: options, logs: logs, origin: origin, endFrame: endFrame)
     var progress = Progress(console, "replaying", total: endFrame)
     // Cleared on failure too, so that an error line starts at the left margin.
     defer { progress.end() }
