@@ -68,3 +68,47 @@ import Testing
     }
   }
 }
+
+/// The byte-swapped outputs (what a big-endian file needs on this machine, or a little-endian one
+/// on a big-endian machine), at every alignment and length, against the reference vector's bytes
+/// reversed sample by sample.
+@Suite struct EncoderByteOrderTests {
+  static func reversed(_ bytes: [UInt8], width: Int) -> [UInt8] {
+    stride(from: 0, to: bytes.count, by: width).flatMap { bytes[$0..<($0 + width)].reversed() }
+  }
+
+  @Test func int16BytesSwapped() throws {
+    let v = try #require(Vectors.family("encode").first)
+    let input = try Vectors.float32(v["inputFile"] as! String)
+    let swapped = Self.reversed(try Vectors.bytes(v["expectedFile"] as! String), width: 2)
+    for (offset, count) in [(0, input.count), (1, input.count), (3, 1_001), (0, 7), (1, 0)] {
+      var out = [UInt8](repeating: 0xA5, count: 2 * count + offset + 1)
+      input.withUnsafeBufferPointer { src in
+        out.withUnsafeMutableBytes {
+          PCMEncoder._encodeInt16(
+            src.baseAddress!, count: count, into: $0.baseAddress! + offset, byteSwapped: true)
+        }
+      }
+      #expect(Array(out[offset..<(offset + 2 * count)]) == Array(swapped[..<(2 * count)]))
+      #expect(out[..<offset].allSatisfy { $0 == 0xA5 } && out.last == 0xA5, "wrote outside")
+    }
+  }
+
+  @Test func float32BytesSwapped() throws {
+    let v = try #require(Vectors.family("encode").first)
+    let name = v["inputFile"] as! String
+    let input = try Vectors.float32(name)
+    let swapped = Self.reversed(try Vectors.bytes(name), width: 4)
+    for (offset, count) in [(0, input.count), (2, input.count), (1, 3), (0, 0)] {
+      var out = [UInt8](repeating: 0xA5, count: 4 * count + offset + 1)
+      input.withUnsafeBufferPointer { src in
+        out.withUnsafeMutableBytes {
+          PCMEncoder._encodeFloat32(
+            src.baseAddress!, count: count, into: $0.baseAddress! + offset, byteSwapped: true)
+        }
+      }
+      #expect(Array(out[offset..<(offset + 4 * count)]) == Array(swapped[..<(4 * count)]))
+      #expect(out[..<offset].allSatisfy { $0 == 0xA5 } && out.last == 0xA5, "wrote outside")
+    }
+  }
+}
