@@ -1,0 +1,161 @@
+import Dispatch
+import PCMMix
+
+/// One input read and run through its ``SourceChain`` on a thread of its own, ahead of the
+/// thread that mixes, encodes and writes: the frames of each read go over as one block, in
+/// order, `batch` blocks at a time (so that the threads meet once per `batch` reads) through a
+/// queue of at most `depth` batches.
+///
+/// The blocks hold exactly what reading and processing on the caller's thread gave, read by
+/// read (a chain's output does not depend on how its input is split, and the reads are the same),
+/// so the output file does not change; the work of the two threads overlaps. Memory stays
+/// bounded: `depth + 1` batches of `batch` reads' frames.
+final class _ChainThread: @unchecked Sendable {
+  /// What one read gave.
+  enum Block {
+    /// The frames one read gave (possibly none), interleaved at the chain's output channels,
+    /// and the input's frames read so far.
+    case frames([Float], framesRead: Int)
+    /// The input ended: the resampler's flushed tail (possibly empty).
+    case end([Float], framesRead: Int)
+    /// Reading or processing failed; nothing follows.
+    case failure(CLIError)
+  }
+
+  /// The input and its chain: the thread's alone from ``start()`` until ``join()`` returns.
+  private var input: InputFile
+  private var chain: SourceChain
+  private let readBytes: Int
+  private let batch: Int
+  /// Samples one read's block is expected to hold (its storage is reserved up front).
+  private let blockSamples: Int
+  /// Batches made and not yet taken (guarded by `lock`).
+  private var queue: [[Block]] = []
+  private var head = 0
+  /// The batch being taken, on the taking thread.
+  private var taken: [Block] = []
+  private var taking = 0
+  private var cancelled = false
+  // Every semaphore starts at 0 and is raised after: libdispatch traps when one is freed below
+  // its starting value, as `slots` is when the reader stops before taking every block.
+  private let lock = DispatchSemaphore(value: 0)
+  /// Free places in the queue, and blocks in it.
+  private let slots = DispatchSemaphore(value: 0)
+  private let items = DispatchSemaphore(value: 0)
+  private let finished = DispatchSemaphore(value: 0)
+  private var started = false
+
+  /// Reads `input` `readFrames` frames at a time (at least one) into `chain`.
+  init(input: InputFile, chain: SourceChain, readFrames: Int, batch: Int = 8, depth: Int = 2) {
+    self.input = input
+    self.chain = chain
+    readBytes = max(1, readFrames) * input.format.bytesPerFrame
+    self.batch = max(1, batch)
+    let frames = Double(max(1, readFrames)) * Double(chain.outputRate)
+    blockSamples = Int(min(1e6, frames / Double(input.format.sampleRate) + 64)) * 2
+    lock.signal()
+    for _ in 0..<max(1, depth) { slots.signal() }
+  }
+
+  /// Starts reading on a new thread.
+  func start() {
+    precondition(!started)
+    started = true
+    DispatchQueue(label: "pcm-mix.input").async { [self] in
+      run()
+      finished.signal()
+    }
+  }
+
+  /// The next block, waiting for it; call it only until it returns `.end` or `.failure`.
+  func next() -> Block {
+    if taking == taken.count {
+      items.wait()
+      lock.wait()
+      taken = queue[head]
+      head += 1
+      if head == queue.count {
+        queue.removeAll(keepingCapacity: true)
+        head = 0
+      }
+      lock.signal()
+      slots.signal()
+      taking = 0
+    }
+    taking += 1
+    return taken[taking - 1]
+  }
+
+  /// Stops the thread if it still runs, waits for it, and hands the input back (to close it and
+  /// read its warnings).
+  func join() -> InputFile {
+    if started {
+      lock.wait()
+      cancelled = true
+      lock.signal()
+      // Wakes a thread waiting for room; it sees `cancelled` and stops.
+      slots.signal()
+      finished.wait()
+      started = false
+    }
+    return input
+  }
+
+  /// The thread's loop: read, process, hand over, until the input ends, fails or is cancelled.
+  private func run() {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readBytes, alignment: 16)
+    defer { buffer.deallocate() }
+    let format = input.format
+    var blocks: [Block] = []
+    while true {
+      var staged = _Collector()
+      staged.samples.reserveCapacity(blockSamples)
+      let block: Block
+      do throws(CLIError) {
+        let frames = try input.read(into: buffer)
+        if frames == 0 {
+          chain.finish(into: &staged)
+          block = .end(staged.samples, framesRead: input.framesRead)
+        } else {
+          let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<(frames * format.bytesPerFrame)])
+          do {
+            try chain.process(bytes, format: format, into: &staged)
+          } catch {
+            throw CLIError(.data, input.path, error.description)
+          }
+          block = .frames(staged.samples, framesRead: input.framesRead)
+        }
+      } catch {
+        block = .failure(error)
+      }
+      blocks.append(block)
+      var last = true
+      if case .frames = block { last = false }
+      if last || blocks.count == batch {
+        guard hand(blocks), !last else { return }
+        blocks = []
+        blocks.reserveCapacity(batch)
+      }
+    }
+  }
+
+  /// Puts `blocks` in the queue once there is room; `false` when cancelled.
+  private func hand(_ blocks: [Block]) -> Bool {
+    slots.wait()
+    lock.wait()
+    defer { lock.signal() }
+    if cancelled { return false }
+    queue.append(blocks)
+    items.signal()
+    return true
+  }
+}
+
+/// Collects a chain's frames for one block.
+struct _Collector: FrameSink {
+  var samples: [Float] = []
+
+  mutating func append(_ frames: UnsafeBufferPointer<Float>) {
+    samples.append(contentsOf: frames)
+  }
+}
