@@ -29,12 +29,14 @@ final class _ChainThread: @unchecked Sendable {
   private let batch: Int
   /// Samples one read's block is expected to hold (its storage is reserved up front).
   private let blockSamples: Int
-  /// Batches made and not yet taken (guarded by `lock`).
+  /// Batches made and not yet taken, oldest first (guarded by `lock`; at most `depth`).
   private var queue: [[Block]] = []
-  private var head = 0
-  /// The batch being taken, on the taking thread.
+  /// Arrays given back by ``recycle(_:)`` for the next blocks (guarded by `lock`): blocks reuse
+  /// storage instead of being allocated on one thread and freed on the other.
+  private var spare: [[Float]] = []
+  /// What is left of the batch being taken, last block first, on the taking thread: each block
+  /// is moved out, so that its array is not shared and ``recycle(_:)`` reuses its storage.
   private var taken: [Block] = []
-  private var taking = 0
   private var cancelled = false
   // Every semaphore starts at 0 and is raised after: libdispatch traps when one is freed below
   // its starting value, as `slots` is when the reader stops before taking every block.
@@ -44,6 +46,8 @@ final class _ChainThread: @unchecked Sendable {
   private let items = DispatchSemaphore(value: 0)
   private let finished = DispatchSemaphore(value: 0)
   private var started = false
+  /// The most batches the queue has held (for the tests: never more than `depth`).
+  private(set) var mostQueued = 0
 
   /// Reads `input` `readFrames` frames at a time (at least one) into `chain`.
   init(input: InputFile, chain: SourceChain, readFrames: Int, batch: Int = 8, depth: Int = 2) {
@@ -69,21 +73,35 @@ final class _ChainThread: @unchecked Sendable {
 
   /// The next block, waiting for it; call it only until it returns `.end` or `.failure`.
   func next() -> Block {
-    if taking == taken.count {
+    if taken.isEmpty {
       items.wait()
       lock.wait()
-      taken = queue[head]
-      head += 1
-      if head == queue.count {
-        queue.removeAll(keepingCapacity: true)
-        head = 0
-      }
+      taken = queue.removeFirst()
       lock.signal()
       slots.signal()
-      taking = 0
+      taken.reverse()
     }
-    taking += 1
-    return taken[taking - 1]
+    return taken.removeLast()
+  }
+
+  /// Gives a block's array back once its frames are used, for a later block to fill.
+  func recycle(_ samples: inout [Float]) {
+    samples.removeAll(keepingCapacity: true)
+    lock.wait()
+    if spare.count < 2 * batch { spare.append(samples) }
+    lock.signal()
+    samples = []
+  }
+
+  /// An array with room for a block: a recycled one when there is one.
+  private func storage() -> [Float] {
+    lock.wait()
+    let recycled = spare.popLast()
+    lock.signal()
+    if let recycled { return recycled }
+    var fresh: [Float] = []
+    fresh.reserveCapacity(blockSamples)
+    return fresh
   }
 
   /// Stops the thread if it still runs, waits for it, and hands the input back (to close it and
@@ -108,8 +126,7 @@ final class _ChainThread: @unchecked Sendable {
     let format = input.format
     var blocks: [Block] = []
     while true {
-      var staged = _Collector()
-      staged.samples.reserveCapacity(blockSamples)
+      var staged = _Collector(samples: storage())
       let block: Block
       do throws(CLIError) {
         let frames = try input.read(into: buffer)
@@ -146,6 +163,7 @@ final class _ChainThread: @unchecked Sendable {
     defer { lock.signal() }
     if cancelled { return false }
     queue.append(blocks)
+    mostQueued = max(mostQueued, queue.count)
     items.signal()
     return true
   }

@@ -40,8 +40,9 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
     reader.start()
     reading: while true {
       switch reader.next() {
-      case .frames(let samples, let framesRead):
+      case .frames(var samples, let framesRead):
         samples.withUnsafeBufferPointer { sink.append($0) }
+        reader.recycle(&samples)
         try sink.check(options.output)
         progress.update(framesRead)
       case .end(let samples, _):

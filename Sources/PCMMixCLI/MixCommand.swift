@@ -163,8 +163,9 @@ struct _MixSession {
   /// Takes what the app's next read gave (see ``_ChainThread``); at its end, the flushed tail.
   mutating func feedApp(from reader: _ChainThread) throws(CLIError) {
     switch reader.next() {
-    case .frames(let samples, _):
+    case .frames(var samples, _):
       appStaged.append(samples)
+      reader.recycle(&samples)
     case .end(let samples, _):
       appStaged.append(samples)
       appDone = true
@@ -288,14 +289,9 @@ struct _Staging: FrameSink {
     samples.append(contentsOf: frames)
   }
 
-  /// Appends a block another thread collected; taken as it is when nothing waits.
+  /// Appends a block another thread collected.
   mutating func append(_ block: [Float]) {
-    if isEmpty {
-      samples = block
-      start = 0
-    } else {
-      samples.append(contentsOf: block)
-    }
+    samples.append(contentsOf: block)
   }
 
   /// Fades the first `n` staged frames, the `first`-th to the `first + n`-th of the input: in
