@@ -77,20 +77,30 @@ import Testing
     stride(from: 0, to: bytes.count, by: width).flatMap { bytes[$0..<($0 + width)].reversed() }
   }
 
+  /// Runs `encode(source, count, destination)` at each (offset, count) into a buffer of
+  /// sentinels and compares the bytes with `expected`'s first `count` samples of `width` bytes.
+  static func check(
+    width: Int, expected: [UInt8], _ cases: [(offset: Int, count: Int)],
+    _ encode: (UnsafeMutableRawPointer, Int) -> Void
+  ) {
+    for (offset, count) in cases {
+      var out = [UInt8](repeating: 0xA5, count: width * count + offset + 1)
+      out.withUnsafeMutableBytes { encode($0.baseAddress! + offset, count) }
+      #expect(Array(out[offset..<(offset + width * count)]) == Array(expected[..<(width * count)]))
+      #expect(out[..<offset].allSatisfy { $0 == 0xA5 } && out.last == 0xA5, "wrote outside")
+    }
+  }
+
   @Test func int16BytesSwapped() throws {
     let v = try #require(Vectors.family("encode").first)
     let input = try Vectors.float32(v["inputFile"] as! String)
     let swapped = Self.reversed(try Vectors.bytes(v["expectedFile"] as! String), width: 2)
-    for (offset, count) in [(0, input.count), (1, input.count), (3, 1_001), (0, 7), (1, 0)] {
-      var out = [UInt8](repeating: 0xA5, count: 2 * count + offset + 1)
-      input.withUnsafeBufferPointer { src in
-        out.withUnsafeMutableBytes {
-          PCMEncoder._encodeInt16(
-            src.baseAddress!, count: count, into: $0.baseAddress! + offset, byteSwapped: true)
-        }
+    Self.check(
+      width: 2, expected: swapped, [(0, input.count), (1, input.count), (3, 1_001), (0, 7), (1, 0)]
+    ) { destination, count in
+      input.withUnsafeBufferPointer {
+        PCMEncoder._encodeInt16($0.baseAddress!, count: count, into: destination, byteSwapped: true)
       }
-      #expect(Array(out[offset..<(offset + 2 * count)]) == Array(swapped[..<(2 * count)]))
-      #expect(out[..<offset].allSatisfy { $0 == 0xA5 } && out.last == 0xA5, "wrote outside")
     }
   }
 
@@ -99,16 +109,12 @@ import Testing
     let name = v["inputFile"] as! String
     let input = try Vectors.float32(name)
     let swapped = Self.reversed(try Vectors.bytes(name), width: 4)
-    for (offset, count) in [(0, input.count), (2, input.count), (1, 3), (0, 0)] {
-      var out = [UInt8](repeating: 0xA5, count: 4 * count + offset + 1)
-      input.withUnsafeBufferPointer { src in
-        out.withUnsafeMutableBytes {
-          PCMEncoder._encodeFloat32(
-            src.baseAddress!, count: count, into: $0.baseAddress! + offset, byteSwapped: true)
-        }
+    Self.check(width: 4, expected: swapped, [(0, input.count), (2, input.count), (1, 3), (0, 0)]) {
+      destination, count in
+      input.withUnsafeBufferPointer {
+        PCMEncoder._encodeFloat32(
+          $0.baseAddress!, count: count, into: destination, byteSwapped: true)
       }
-      #expect(Array(out[offset..<(offset + 4 * count)]) == Array(swapped[..<(4 * count)]))
-      #expect(out[..<offset].allSatisfy { $0 == 0xA5 } && out.last == 0xA5, "wrote outside")
     }
   }
 }

@@ -18,17 +18,15 @@ extension PCMDecoder {
       _u8(src, count, dst)
     case .s16:
       let i = byteSwapped ? _s16(src, count, dst) { $0._byteSwapped } : _s16(src, count, dst) { $0 }
-      for j in i..<count {
-        let v = (src + 2 &* j).loadUnaligned(as: UInt16.self)
-        dst[j] = Float(Int16(bitPattern: byteSwapped ? v.byteSwapped : v)) * 0x1p-15
+      _rest(src, from: i, count, dst) { (v: UInt16) in
+        Float(Int16(bitPattern: byteSwapped ? v.byteSwapped : v)) * 0x1p-15
       }
     case .s24:
       _s24(src, count, dst, bigEndian: byteSwapped != _hostIsBigEndian)
     case .s32:
       let i = byteSwapped ? _s32(src, count, dst) { $0._byteSwapped } : _s32(src, count, dst) { $0 }
-      for j in i..<count {
-        let v = (src + 4 &* j).loadUnaligned(as: UInt32.self)
-        dst[j] = Float(Int32(bitPattern: byteSwapped ? v.byteSwapped : v)) * 0x1p-31
+      _rest(src, from: i, count, dst) { (v: UInt32) in
+        Float(Int32(bitPattern: byteSwapped ? v.byteSwapped : v)) * 0x1p-31
       }
     case .f32:
       guard byteSwapped else {
@@ -36,14 +34,23 @@ extension PCMDecoder {
         return
       }
       let i = _s32(src, count, dst, convert: false) { $0._byteSwapped }
-      for j in i..<count {
-        dst[j] = Float(bitPattern: (src + 4 &* j).loadUnaligned(as: UInt32.self).byteSwapped)
-      }
+      _rest(src, from: i, count, dst) { (v: UInt32) in Float(bitPattern: v.byteSwapped) }
     case .f64:
       for j in 0..<count {
         let v = (src + 8 &* j).loadUnaligned(as: UInt64.self)
         dst[j] = Float(Double(bitPattern: byteSwapped ? v.byteSwapped : v))
       }
+    }
+  }
+
+  /// The samples from `first` on, one at a time: each loaded as `T` and converted.
+  @inline(__always)
+  internal static func _rest<T: FixedWidthInteger>(
+    _ src: UnsafeRawPointer, from first: Int, _ count: Int, _ dst: UnsafeMutablePointer<Float>,
+    _ convert: (T) -> Float
+  ) {
+    for j in first..<count {
+      dst[j] = convert((src + MemoryLayout<T>.size &* j).loadUnaligned(as: T.self))
     }
   }
 
