@@ -167,9 +167,9 @@ enum CLIEndToEnd {
       rec("wait4_maxrss_inflated", Double(runs.map(\.wait4MaxRSS).max() ?? 0), "bytes")
       if let m {
         rec("output_frames", Double(m.frames), "frames")
-        rec("output_rms", m.rmsDBFS, "dBFS")
+        if m.rmsDBFS.isFinite { rec("output_rms", m.rmsDBFS, "dBFS") }
       }
-      if let m, let reference {
+      if let m, let reference, (m.rmsDBFS - reference.rmsDBFS).isFinite {
         rec("frames_minus_pcm_mix", Double(m.frames - reference.frames), "frames")
         rec("rms_minus_pcm_mix", m.rmsDBFS - reference.rmsDBFS, "dB")
       }
