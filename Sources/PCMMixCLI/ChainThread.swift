@@ -1,6 +1,12 @@
 import Dispatch
 import PCMMix
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// One input read and run through its ``SourceChain`` on a thread of its own, ahead of the
 /// thread that mixes, encodes and writes: the frames of each read go over as one block, in
 /// order, `batch` blocks at a time (so that the threads meet once per `batch` reads) through a
@@ -46,12 +52,24 @@ final class _ChainThread: @unchecked Sendable {
   private let items = DispatchSemaphore(value: 0)
   private let finished = DispatchSemaphore(value: 0)
   private var started = false
+  /// Whether reading runs on a thread of its own; without, on the caller's, in ``next()``.
+  let threaded: Bool
+  /// The read buffer when not threaded.
+  private var inlineBuffer: UnsafeMutableRawBufferPointer?
   /// The most batches the queue has held (for the tests: never more than `depth`).
   private(set) var mostQueued = 0
 
+  /// Whether a second thread can run beside this one: more than one processor online. With one,
+  /// reading on the caller's thread (in ``next()``) does the same work without the hand-over.
+  static var hasSpareProcessor: Bool { sysconf(Int32(_SC_NPROCESSORS_ONLN)) > 1 }
+
   /// Reads `input` `readFrames` frames at a time (at least one) into `chain`.
-  init(input: InputFile, chain: SourceChain, readFrames: Int, batch: Int = 8, depth: Int = 2) {
+  init(
+    input: InputFile, chain: SourceChain, readFrames: Int, batch: Int = 8, depth: Int = 2,
+    threaded: Bool = true
+  ) {
     self.input = input
+    self.threaded = threaded
     self.chain = chain
     readBytes = max(1, readFrames) * input.format.bytesPerFrame
     self.batch = max(1, batch)
@@ -61,9 +79,10 @@ final class _ChainThread: @unchecked Sendable {
     for _ in 0..<max(1, depth) { slots.signal() }
   }
 
-  /// Starts reading on a new thread.
+  /// Starts reading on a new thread (without `threaded`, nothing: ``next()`` reads).
   func start() {
     precondition(!started)
+    guard threaded else { return }
     started = true
     DispatchQueue(label: "pcm-mix.input").async { [self] in
       run()
@@ -73,6 +92,12 @@ final class _ChainThread: @unchecked Sendable {
 
   /// The next block, waiting for it; call it only until it returns `.end` or `.failure`.
   func next() -> Block {
+    guard threaded else {
+      if inlineBuffer == nil {
+        inlineBuffer = .allocate(byteCount: readBytes, alignment: 16)
+      }
+      return read(into: inlineBuffer!)
+    }
     if taken.isEmpty {
       items.wait()
       lock.wait()
@@ -107,6 +132,8 @@ final class _ChainThread: @unchecked Sendable {
   /// Stops the thread if it still runs, waits for it, and hands the input back (to close it and
   /// read its warnings).
   func join() -> InputFile {
+    inlineBuffer?.deallocate()
+    inlineBuffer = nil
     if started {
       lock.wait()
       cancelled = true
@@ -123,28 +150,9 @@ final class _ChainThread: @unchecked Sendable {
   private func run() {
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readBytes, alignment: 16)
     defer { buffer.deallocate() }
-    let format = input.format
     var blocks: [Block] = []
     while true {
-      var staged = _Collector(samples: storage())
-      let block: Block
-      do throws(CLIError) {
-        let frames = try input.read(into: buffer)
-        if frames == 0 {
-          chain.finish(into: &staged)
-          block = .end(staged.samples, framesRead: input.framesRead)
-        } else {
-          let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<(frames * format.bytesPerFrame)])
-          do {
-            try chain.process(bytes, format: format, into: &staged)
-          } catch {
-            throw CLIError(.data, input.path, error.description)
-          }
-          block = .frames(staged.samples, framesRead: input.framesRead)
-        }
-      } catch {
-        block = .failure(error)
-      }
+      let block = read(into: buffer)
       blocks.append(block)
       var last = true
       if case .frames = block { last = false }
@@ -153,6 +161,28 @@ final class _ChainThread: @unchecked Sendable {
         blocks = []
         blocks.reserveCapacity(batch)
       }
+    }
+  }
+
+  /// One read through the chain.
+  private func read(into buffer: UnsafeMutableRawBufferPointer) -> Block {
+    var staged = _Collector(samples: storage())
+    do throws(CLIError) {
+      let frames = try input.read(into: buffer)
+      if frames == 0 {
+        chain.finish(into: &staged)
+        return .end(staged.samples, framesRead: input.framesRead)
+      }
+      let format = input.format
+      let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<(frames * format.bytesPerFrame)])
+      do {
+        try chain.process(bytes, format: format, into: &staged)
+      } catch {
+        throw CLIError(.data, input.path, error.description)
+      }
+      return .frames(staged.samples, framesRead: input.framesRead)
+    } catch {
+      return .failure(error)
     }
   }
 

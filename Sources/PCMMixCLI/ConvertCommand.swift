@@ -25,7 +25,7 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
     chain: SourceChain(
       outputRate: options.rate, outputChannels: options.channels,
       resampler: options.resampler.factory(phase: options.phase)),
-    readFrames: min(65_536, format.sampleRate / 10))
+    readFrames: min(65_536, format.sampleRate / 10), threaded: _ChainThread.hasSpareProcessor)
   // Waits for the thread on every way out, then closes the input.
   var input: InputFile?
   defer { (input ?? reader.join()).close() }

@@ -47,7 +47,8 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
     var session = _MixSession(options: options, app: app.format, mic: mic.format)
     defer { session.deallocate() }
     let reader = _ChainThread(
-      input: app, chain: session.makeChain(), readFrames: _MixSession.readFrames(app.format))
+      input: app, chain: session.makeChain(), readFrames: _MixSession.readFrames(app.format),
+      threaded: _ChainThread.hasSpareProcessor)
     appReader = reader
     reader.start()
     var progress = Progress(
@@ -164,10 +165,10 @@ struct _MixSession {
   mutating func feedApp(from reader: _ChainThread) throws(CLIError) {
     switch reader.next() {
     case .frames(var samples, _):
-      appStaged.append(samples)
+      appStaged.append(&samples)
       reader.recycle(&samples)
-    case .end(let samples, _):
-      appStaged.append(samples)
+    case .end(var samples, _):
+      appStaged.append(&samples)
       appDone = true
     case .failure(let error):
       throw error
@@ -289,9 +290,16 @@ struct _Staging: FrameSink {
     samples.append(contentsOf: frames)
   }
 
-  /// Appends a block another thread collected.
-  mutating func append(_ block: [Float]) {
-    samples.append(contentsOf: block)
+  /// Appends a block another thread collected. When nothing waits, the block's storage is
+  /// taken as it is and `block` is left with the staging's old (empty) storage, for recycling.
+  mutating func append(_ block: inout [Float]) {
+    if isEmpty {
+      samples.removeAll(keepingCapacity: true)
+      swap(&samples, &block)
+      start = 0
+    } else {
+      samples.append(contentsOf: block)
+    }
   }
 
   /// Fades the first `n` staged frames, the `first`-th to the `first + n`-th of the input: in
