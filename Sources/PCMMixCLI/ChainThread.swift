@@ -15,7 +15,7 @@ import PCMMix
 /// The blocks hold exactly what reading and processing on the caller's thread gave, read by
 /// read (a chain's output does not depend on how its input is split, and the reads are the same),
 /// so the output file does not change; the work of the two threads overlaps. Memory stays
-/// bounded: `depth + 1` batches of `batch` reads' frames.
+/// bounded: `depth` queued batches of `batch` reads' frames, one being filled, one being taken.
 final class _ChainThread: @unchecked Sendable {
   /// What one read gave.
   enum Block {
@@ -47,7 +47,7 @@ final class _ChainThread: @unchecked Sendable {
   // Every semaphore starts at 0 and is raised after: libdispatch traps when one is freed below
   // its starting value, as `slots` is when the reader stops before taking every block.
   private let lock = DispatchSemaphore(value: 0)
-  /// Free places in the queue, and blocks in it.
+  /// Free places in the queue, and batches in it.
   private let slots = DispatchSemaphore(value: 0)
   private let items = DispatchSemaphore(value: 0)
   private let finished = DispatchSemaphore(value: 0)
