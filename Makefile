@@ -24,9 +24,11 @@ test: bootstrap
 	$(MAKE) bench-smoke
 
 # Per-callback latency, allocations, memory, every resampler beside soxr/speexdsp/libsamplerate,
-# and the CLI beside sox. ARGS="--seconds 10 --json bench.json --filter capture" to narrow it.
+# and the CLI beside ffmpeg and sox (benchmark-only tools, installed here where missing).
+# ARGS="--seconds 10 --json bench.json --filter capture" to narrow it.
 bench: bootstrap
 	@command -v sox >/dev/null 2>&1 || scripts/bootstrap.sh sox
+	@command -v ffmpeg >/dev/null 2>&1 || scripts/bootstrap.sh ffmpeg
 	$(SWIFT) build -c release
 	$(SWIFT) run -c release --skip-build pcm-mix-bench $(ARGS)
 

@@ -52,8 +52,13 @@ for peer in ("soxr-hq", "speex-5"):
     value("resamplers", f"{peer} 44100->48000 2ch", "ns_per_sample_p50")
 value("cli", "pcm-mix mix", "wall_median")
 value("cli", "pcm-mix mix", "peak_rss")
+value("cli", "pcm-mix convert", "wall_median")
+value("cli", "pcm-mix mix", "output_frames")
 if shutil.which("sox"):
     value("cli", "sox -m", "wall_median")
+if shutil.which("ffmpeg"):
+    value("cli", "ffmpeg mix", "wall_median")
+    value("cli", "ffmpeg convert", "wall_median")
 for row, metric in (("drift/steered", "mic_error_max"), ("hour/default", "error_max"),
                     ("cost/realtime", "pull_p99"), ("switch/prepared", "switch_allocations")):
     value("timing", row, metric)

@@ -17,28 +17,29 @@ static inline short encode_one(float x) {
   return (short)(f > 0.5f ? t + 1 : (f < -0.5f ? t - 1 : t));
 }
 
-// Scale, zero the NaNs, clamp, truncate, and step away from zero where more than half a step
-// was cut off (a mask of -1 subtracted adds one). packs then saturates (values are in range) and
-// interleaves the two 128-bit halves, which one permute puts back in order.
+// PCMEncoder._int16x8's method, eight lanes twice: with a = max(|x|, 2^-16) (a NaN takes the
+// second operand, 2^-16), m = a + (256 - 2^-16) holds round(a * 32768 - 0.5) in its low mantissa
+// bits; where m - K < a that rounding went down and the ceiling is one more. The sign comes back
+// as q = k - 1 (negative x) or k, packed with saturation (which clamps past full scale), then
+// q ^ s. packs interleaves the two 128-bit halves, which one permute puts back in order.
 PCMMIX_TARGET void pcmmix_encode_s16(const float *x, long n, short *out) {
-  const __m256 scale = _mm256_set1_ps(32768.0f), lo = _mm256_set1_ps(-32768.0f);
-  const __m256 hi = _mm256_set1_ps(32767.0f), half = _mm256_set1_ps(0.5f);
-  const __m256 mhalf = _mm256_set1_ps(-0.5f);
+  const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+  const __m256 low = _mm256_set1_ps(0x1p-16f), k = _mm256_set1_ps(256.0f - 0x1p-16f);
+  const __m256i base = _mm256_set1_epi32(0x43800000);
   long i = 0;
   for (; i + 16 <= n; i += 16) {
-    __m256i r[2];
+    __m256i q[2], s[2];
     for (int h = 0; h < 2; h++) {
-      __m256 v = _mm256_mul_ps(_mm256_loadu_ps(x + i + 8 * h), scale);
-      v = _mm256_and_ps(v, _mm256_cmp_ps(v, v, _CMP_ORD_Q));
-      v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);
-      __m256i t = _mm256_cvttps_epi32(v);
-      __m256 f = _mm256_sub_ps(v, _mm256_cvtepi32_ps(t));
-      t = _mm256_sub_epi32(t, _mm256_castps_si256(_mm256_cmp_ps(f, half, _CMP_GT_OQ)));
-      t = _mm256_add_epi32(t, _mm256_castps_si256(_mm256_cmp_ps(f, mhalf, _CMP_LT_OQ)));
-      r[h] = t;
+      __m256 v = _mm256_loadu_ps(x + i + 8 * h);
+      __m256 a = _mm256_max_ps(_mm256_and_ps(v, abs_mask), low);
+      __m256 m = _mm256_add_ps(a, k);
+      __m256i up = _mm256_castps_si256(_mm256_cmp_ps(_mm256_sub_ps(m, k), a, _CMP_LT_OQ));
+      s[h] = _mm256_srai_epi32(_mm256_castps_si256(v), 31);
+      q[h] = _mm256_add_epi32(
+          _mm256_sub_epi32(_mm256_sub_epi32(_mm256_castps_si256(m), base), up), s[h]);
     }
-    __m256i packed = _mm256_permute4x64_epi64(_mm256_packs_epi32(r[0], r[1]), 0xD8);
-    _mm256_storeu_si256((__m256i *)(out + i), packed);
+    __m256i packed = _mm256_xor_si256(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(s[0], s[1]));
+    _mm256_storeu_si256((__m256i *)(out + i), _mm256_permute4x64_epi64(packed, 0xD8));
   }
   for (; i < n; i++) out[i] = encode_one(x[i]);
 }

@@ -2,10 +2,17 @@ import PCMMix
 
 /// `pcm-mix mix`: two inputs, each through its own ``SourceChain``, into a ``DualBufferMixer``
 /// and out to a WAV file. The inputs are read in step, 100 ms of each at a time, and a side is
-/// read again only once what it gave has been mixed, so little more than that is held.
+/// read again only once what it gave has been mixed, so little more than that is held. The app
+/// input (the larger resampling job, stereo) is read and resampled on a thread of its own
+/// (``_ChainThread``), a few reads ahead; the same frames reach the mixer in the same steps.
 func mix(_ options: MixOptions, console: Console) throws(CLIError) {
   var app = try InputFile.open(options.app)
-  defer { app.close() }
+  // The app input goes to the reading thread once the run starts; until then it is closed here.
+  var appReader: _ChainThread?
+  defer {
+    if let appReader { app = appReader.join() }
+    app.close()
+  }
   var mic = try InputFile.open(options.mic)
   defer { mic.close() }
   try options.resampler.check(
@@ -39,6 +46,11 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
       output, rate: options.rate, channels: 2, type: options.sampleType, maxFrames: maxFrames)
     var session = _MixSession(options: options, app: app.format, mic: mic.format)
     defer { session.deallocate() }
+    let reader = _ChainThread(
+      input: app, chain: session.makeChain(), readFrames: _MixSession.readFrames(app.format),
+      threaded: _ChainThread.hasSpareProcessor)
+    appReader = reader
+    reader.start()
     var progress = Progress(
       console, "mixing",
       total: app.expectedFrames.map { $0 * options.rate / app.format.sampleRate })
@@ -48,15 +60,17 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
       // A side is read again once it holds nothing it could hand over (with fades, its last
       // frames wait until the next read says whether it has ended).
       if !session.appDone && session.appStaged.frames <= session.fade.frames {
-        try session.feed(.app, from: &app)
+        try session.feedApp(from: reader)
       }
       if !session.micDone && session.micStaged.frames <= session.fade.frames {
-        try session.feed(.mic, from: &mic)
+        try session.feedMic(from: &mic)
       }
       try session.drain(into: &sink, path: options.output)
       progress.update(session.framesOut)
     }
     try sink.finish(options.output)
+    app = reader.join()
+    appReader = nil
     if options.report != nil || options.json {
       report = session.report(options: options).rendered() + "\n"
       try reportFile?.write(report)
@@ -85,7 +99,9 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
 /// The state of one mix run: both chains, the mixer, and the buffers, allocated once.
 struct _MixSession {
   let pad: Bool
-  var appChain: SourceChain
+  /// Makes each side's chain (the app's runs on its reading thread).
+  let factory: ResamplerFactory
+  let rate: Int
   var micChain: SourceChain
   var mixer: DualBufferMixer
   /// What each chain produced that is not mixed yet (see ``_Staging``).
@@ -99,15 +115,14 @@ struct _MixSession {
   /// Frames of each side moved to the mixer so far (where a fade-in stands).
   var appMoved = 0
   var micMoved = 0
-  let appBuffer: UnsafeMutableRawBufferPointer
   let micBuffer: UnsafeMutableRawBufferPointer
   let mixBuffer: UnsafeMutableBufferPointer<Float>
   let silence: UnsafeMutableBufferPointer<Float>
 
   init(options: MixOptions, app: PCMFormat, mic: PCMFormat) {
     pad = options.pad
-    let factory = options.resampler.factory(phase: options.phase)
-    appChain = SourceChain(outputRate: options.rate, outputChannels: 2, resampler: factory)
+    factory = options.resampler.factory(phase: options.phase)
+    rate = options.rate
     micChain = SourceChain(outputRate: options.rate, outputChannels: 2, resampler: factory)
     // Both sides get the same count, at most 4,096 frames, and are mixed at once (see
     // `drain`): neither is ever ahead, so no lag emission happens, and 4,096 frames suffice.
@@ -118,15 +133,21 @@ struct _MixSession {
         appGainDB: options.appGainDB, micGainDB: options.micGainDB, ceilingDB: options.ceilingDB))
     fade = FadeShape(
       frames: Int((options.fadeMilliseconds * Double(options.rate) / 1000).rounded()))
-    appBuffer = .allocate(byteCount: max(1, app.sampleRate / 10) * app.bytesPerFrame, alignment: 16)
-    micBuffer = .allocate(byteCount: max(1, mic.sampleRate / 10) * mic.bytesPerFrame, alignment: 16)
+    micBuffer = .allocate(byteCount: Self.readFrames(mic) * mic.bytesPerFrame, alignment: 16)
     mixBuffer = .allocate(capacity: 4_096 * 2)
     silence = .allocate(capacity: 1_024 * 2)
     silence.initialize(repeating: 0)
   }
 
+  /// A chain to 48 kHz (or `--rate`) stereo, as each side has.
+  func makeChain() -> SourceChain {
+    SourceChain(outputRate: rate, outputChannels: 2, resampler: factory)
+  }
+
+  /// Frames one read takes: 100 ms.
+  static func readFrames(_ format: PCMFormat) -> Int { max(1, format.sampleRate / 10) }
+
   func deallocate() {
-    appBuffer.deallocate()
     micBuffer.deallocate()
     mixBuffer.deallocate()
     silence.deallocate()
@@ -140,28 +161,32 @@ struct _MixSession {
   /// ends with the shorter input, with it with the longer.
   var isDone: Bool { pad ? appEnded && micEnded : appEnded || micEnded }
 
-  /// Reads up to 100 ms of one input into its chain; at its end, flushes the chain.
-  mutating func feed(_ side: DualBufferMixer.Side, from input: inout InputFile) throws(CLIError) {
-    let buffer = side == .app ? appBuffer : micBuffer
-    let frames = try input.read(into: buffer)
+  /// Takes what the app's next read gave (see ``_ChainThread``); at its end, the flushed tail.
+  mutating func feedApp(from reader: _ChainThread) throws(CLIError) {
+    switch reader.next() {
+    case .frames(var samples, _):
+      appStaged.append(&samples)
+      reader.recycle(&samples)
+    case .end(var samples, _):
+      appStaged.append(&samples)
+      appDone = true
+    case .failure(let error):
+      throw error
+    }
+  }
+
+  /// Reads up to 100 ms of the mic input into its chain; at its end, flushes the chain.
+  mutating func feedMic(from input: inout InputFile) throws(CLIError) {
+    let frames = try input.read(into: micBuffer)
     let format = input.format
     if frames == 0 {
-      if side == .app {
-        appChain.flush(into: &appStaged)
-        appDone = true
-      } else {
-        micChain.flush(into: &micStaged)
-        micDone = true
-      }
+      micChain.flush(into: &micStaged)
+      micDone = true
       return
     }
-    let bytes = UnsafeRawBufferPointer(rebasing: buffer[..<(frames * format.bytesPerFrame)])
+    let bytes = UnsafeRawBufferPointer(rebasing: micBuffer[..<(frames * format.bytesPerFrame)])
     do {
-      if side == .app {
-        try appChain.process(bytes, format: format, into: &appStaged)
-      } else {
-        try micChain.process(bytes, format: format, into: &micStaged)
-      }
+      try micChain.process(bytes, format: format, into: &micStaged)
     } catch {
       throw CLIError(.data, input.path, error.description)
     }
@@ -265,6 +290,18 @@ struct _Staging: FrameSink {
 
   mutating func append(_ frames: UnsafeBufferPointer<Float>) {
     samples.append(contentsOf: frames)
+  }
+
+  /// Appends a block another thread collected. When nothing waits, the block's storage is
+  /// taken as it is and `block` is left with the staging's old (empty) storage, for recycling.
+  mutating func append(_ block: inout [Float]) {
+    if isEmpty {
+      samples.removeAll(keepingCapacity: true)
+      swap(&samples, &block)
+      start = 0
+    } else {
+      samples.append(contentsOf: block)
+    }
   }
 
   /// Fades the first `n` staged frames, the `first`-th to the `first + n`-th of the input: in

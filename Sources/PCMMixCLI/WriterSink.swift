@@ -2,11 +2,46 @@ import PCMMix
 
 /// A ``FrameSink`` that writes frames to a WAV file, keeping the first write error for the
 /// caller to throw (a sink cannot throw from inside a pipeline stage).
+///
+/// Frames are gathered into a 256 KiB block and written a block at a time: the stages hand over
+/// 10 ms or a mix call's worth at once, and a `write(2)` for each would cost more than encoding
+/// them. ``finish(_:)`` writes what is left.
 struct WriterSink: FrameSink {
   var writer: WAVWriter<FileDescriptorSink>
   var error: WAVError?
+  /// Samples waiting to be written (at most ``pendingCapacity``).
+  private var pending: [Float] = []
+
+  /// The samples gathered before a write: 256 KiB of Float32.
+  static var pendingCapacity: Int { 65_536 }
+
+  init(writer: WAVWriter<FileDescriptorSink>) {
+    self.writer = writer
+    pending.reserveCapacity(Self.pendingCapacity)
+  }
 
   mutating func append(_ frames: UnsafeBufferPointer<Float>) {
+    guard error == nil else { return }
+    if pending.count + frames.count <= Self.pendingCapacity {
+      pending.append(contentsOf: frames)
+      return
+    }
+    flush()
+    if frames.count < Self.pendingCapacity {
+      pending.append(contentsOf: frames)
+    } else {
+      write(frames)
+    }
+  }
+
+  /// Writes the gathered samples.
+  mutating func flush() {
+    guard !pending.isEmpty else { return }
+    pending.withUnsafeBufferPointer { write($0) }
+    pending.removeAll(keepingCapacity: true)
+  }
+
+  private mutating func write(_ frames: UnsafeBufferPointer<Float>) {
     guard error == nil else { return }
     do {
       try writer.write(frames)
@@ -55,8 +90,9 @@ struct WriterSink: FrameSink {
     return frames < Double(Int.max / 1024) ? Int(frames) : nil
   }
 
-  /// Finishes the file (real sizes where the output can seek).
+  /// Writes what is gathered and finishes the file (real sizes where the output can seek).
   mutating func finish(_ path: String) throws(CLIError) {
+    flush()
     try check(path)
     do {
       try writer.finish()

@@ -68,3 +68,53 @@ import Testing
     }
   }
 }
+
+/// The byte-swapped outputs (what a big-endian file needs on this machine, or a little-endian one
+/// on a big-endian machine), at every alignment and length, against the reference vector's bytes
+/// reversed sample by sample.
+@Suite struct EncoderByteOrderTests {
+  static func reversed(_ bytes: [UInt8], width: Int) -> [UInt8] {
+    stride(from: 0, to: bytes.count, by: width).flatMap { bytes[$0..<($0 + width)].reversed() }
+  }
+
+  /// Runs `encode(source, count, destination)` at each (offset, count) into a buffer of
+  /// sentinels and compares the bytes with `expected`'s first `count` samples of `width` bytes.
+  static func check(
+    width: Int, expected: [UInt8], _ cases: [(offset: Int, count: Int)],
+    _ encode: (UnsafeMutableRawPointer, Int) -> Void
+  ) {
+    for (offset, count) in cases {
+      var out = [UInt8](repeating: 0xA5, count: width * count + offset + 1)
+      out.withUnsafeMutableBytes { encode($0.baseAddress! + offset, count) }
+      #expect(Array(out[offset..<(offset + width * count)]) == Array(expected[..<(width * count)]))
+      #expect(out[..<offset].allSatisfy { $0 == 0xA5 } && out.last == 0xA5, "wrote outside")
+    }
+  }
+
+  @Test func int16BytesSwapped() throws {
+    let v = try #require(Vectors.family("encode").first)
+    let input = try Vectors.float32(v["inputFile"] as! String)
+    let swapped = Self.reversed(try Vectors.bytes(v["expectedFile"] as! String), width: 2)
+    Self.check(
+      width: 2, expected: swapped, [(0, input.count), (1, input.count), (3, 1_001), (0, 7), (1, 0)]
+    ) { destination, count in
+      input.withUnsafeBufferPointer {
+        PCMEncoder._encodeInt16($0.baseAddress!, count: count, into: destination, byteSwapped: true)
+      }
+    }
+  }
+
+  @Test func float32BytesSwapped() throws {
+    let v = try #require(Vectors.family("encode").first)
+    let name = v["inputFile"] as! String
+    let input = try Vectors.float32(name)
+    let swapped = Self.reversed(try Vectors.bytes(name), width: 4)
+    Self.check(width: 4, expected: swapped, [(0, input.count), (2, input.count), (1, 3), (0, 0)]) {
+      destination, count in
+      input.withUnsafeBufferPointer {
+        PCMEncoder._encodeFloat32(
+          $0.baseAddress!, count: count, into: destination, byteSwapped: true)
+      }
+    }
+  }
+}

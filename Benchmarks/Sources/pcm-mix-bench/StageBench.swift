@@ -5,10 +5,18 @@ import PCMMix
 enum StageBench {
   static let section = "stages"
   static let batch = 16
+  /// The decoder's rows: row name, sample type, byte order. "decode" is s16be, ReplayKit's app
+  /// audio (the name it has always had).
+  static let decodeRows: [(row: String, type: SampleType, order: ByteOrder)] = [
+    ("decode", .s16, .big), ("decode s16le", .s16, .little), ("decode s24le", .s24, .little),
+    ("decode s24be", .s24, .big), ("decode s32le", .s32, .little), ("decode s32be", .s32, .big),
+    ("decode f32be", .f32, .big),
+  ]
 
   static func run(_ options: Options, report: Report) {
     let names =
-      ["decode", "upmix"] + BuiltinPresets.all.map { "resample builtin-\($0.name)" } + [
+      decodeRows.map { $0.row } + ["upmix"]
+      + BuiltinPresets.all.map { "resample builtin-\($0.name)" } + [
         "encode", "mix", "encode avx2", "mix avx2", "mix limit avx2", "clocked mix avx2",
         "clocked mix limit+fades avx2",
       ]
@@ -16,32 +24,36 @@ enum StageBench {
     let batches = max(20, Int(2_000 * options.scale))
     let table = Table(columns: [
       ("stage (one 10 ms block)", 52), ("min ns", 8), ("p50 ns", 8), ("p99 ns", 8),
-      ("ns/frame", 8),
+      ("ns/frame", 8), ("ns/sample", 9),
     ])
     table.start(
       "Stages: \(batches) batches of \(batch) blocks each, ns per block (batch time / \(batch))")
     var rng = SplitMix64(seed: 3)
 
-    func show(_ name: String, _ label: String, frames: Int, _ ns: [Double]) {
+    // `samples`: for the codec rows, the samples converted (frames × channels), shown per sample.
+    func show(_ name: String, _ label: String, frames: Int, samples: Int? = nil, _ ns: [Double]) {
       let s = Summary(ns)
       table.row([
         label, fixed(s.min, 0), fixed(s.median, 0), fixed(s.p99, 0),
-        fixed(s.median / Double(frames), 2),
+        fixed(s.median / Double(frames), 2), samples.map { fixed(s.median / Double($0), 3) } ?? "",
       ])
+      if let samples {
+        report.record(section, name, "sample_p50", s.median / Double(samples), "ns")
+      }
       report.record(section, name, "block_min", s.min, "ns")
       report.record(section, name, "block_p50", s.median, "ns")
       report.record(section, name, "block_p99", s.p99, "ns")
       report.record(section, name, "frame_p50", s.median / Double(frames), "ns")
     }
 
-    if report.wants(section: section, row: "decode") {
-      // s16be stereo, 441 frames: byte swap and scale to Float.
-      let format = PCMFormat(sampleRate: 44_100, channelCount: 2, sampleType: .s16, byteOrder: .big)
-      let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 441 * 4, alignment: 16)
-      for i in 0..<(441 * 2) {
-        bytes.storeBytes(
-          of: Int16(truncatingIfNeeded: rng.next()), toByteOffset: 2 * i, as: Int16.self)
-      }
+    // Decoding one 10 ms block of 44.1 kHz stereo in each integer type and byte order (the
+    // Swift SIMD code on every machine: there is no AVX2 decoder).
+    for (row, type, order) in decodeRows where report.wants(section: section, row: row) {
+      let format = PCMFormat(
+        sampleRate: 44_100, channelCount: 2, sampleType: type, byteOrder: order)
+      let bytes = UnsafeMutableRawBufferPointer.allocate(
+        byteCount: 441 * format.bytesPerFrame, alignment: 16)
+      for i in 0..<bytes.count { bytes[i] = UInt8(truncatingIfNeeded: rng.next()) }
       let out = UnsafeMutableBufferPointer<Float>.allocate(capacity: 441 * 2)
       out.initialize(repeating: 0)
       let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
@@ -50,7 +62,7 @@ enum StageBench {
           outputChannels: 2, into: out)
         blackHole(out[440])
       }
-      show("decode", "decode s16be stereo, 441 frames", frames: 441, ns)
+      show(row, "decode \(format.typeSpelling) stereo, 441 frames", frames: 441, samples: 882, ns)
       bytes.deallocate()
       out.deallocate()
     }
@@ -107,7 +119,8 @@ enum StageBench {
           blackHole(out[959])
         }
         show(
-          "encode" + suffix, "encode 480 frames stereo Float32 -> int16" + suffix, frames: 480, ns)
+          "encode" + suffix, "encode 480 frames stereo Float32 -> int16" + suffix, frames: 480,
+          samples: 960, ns)
         input.deallocate()
         out.deallocate()
       }

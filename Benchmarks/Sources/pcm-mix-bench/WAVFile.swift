@@ -49,4 +49,59 @@ enum WAVFile {
     ok = fclose(f) == 0 && ok
     return ok && rename(path + ".part", path) == 0
   }
+
+  /// What the benchmark checks of an output: its length and level.
+  struct Measure {
+    var frames: Int
+    /// RMS over every sample of every channel, dB relative to full scale.
+    var rmsDBFS: Double
+  }
+
+  /// Reads a 16-bit PCM WAV file (any chunks before its data, as ffmpeg writes a `LIST`) and
+  /// measures it, a megabyte at a time; nil when it is not one.
+  static func measure(_ path: String) -> Measure? {
+    guard let f = fopen(path, "r") else { return nil }
+    defer { fclose(f) }
+    var head = [UInt8](repeating: 0, count: 12)
+    guard fread(&head, 1, 12, f) == 12, head[0..<4] == Array("RIFF".utf8)[...],
+      head[8..<12] == Array("WAVE".utf8)[...]
+    else { return nil }
+    func le(_ b: ArraySlice<UInt8>) -> Int {
+      b.reversed().reduce(0) { $0 << 8 | Int($1) }
+    }
+    var channels = 0
+    while true {
+      var chunk = [UInt8](repeating: 0, count: 8)
+      guard fread(&chunk, 1, 8, f) == 8 else { return nil }
+      let size = le(chunk[4..<8])
+      let id = String(decoding: chunk[0..<4], as: UTF8.self)
+      if id == "data" { break }
+      var body = [UInt8](repeating: 0, count: size + size % 2)
+      guard fread(&body, 1, body.count, f) == body.count else { return nil }
+      if id == "fmt " {
+        guard size >= 16, le(body[0..<2]) == 1 || le(body[0..<2]) == 0xFFFE,
+          le(body[14..<16]) == 16
+        else { return nil }
+        channels = le(body[2..<4])
+      }
+    }
+    guard channels > 0 else { return nil }
+    var samples = [Int16](repeating: 0, count: 1 << 19)
+    var count = 0
+    var sum = 0.0
+    while true {
+      let n = samples.withUnsafeMutableBytes { fread($0.baseAddress, 2, $0.count / 2, f) }
+      if n == 0 { break }
+      var part = 0.0
+      for i in 0..<n {
+        let x = Double(Int16(littleEndian: samples[i]))
+        part += x * x
+      }
+      sum += part
+      count += n
+    }
+    guard count > 0 else { return Measure(frames: 0, rmsDBFS: -.infinity) }
+    let rms = (sum / Double(count)).squareRoot() / 32_768
+    return Measure(frames: count / channels, rmsDBFS: 20 * log10(rms))
+  }
 }

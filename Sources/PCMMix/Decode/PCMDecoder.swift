@@ -31,6 +31,14 @@ public enum PCMDecoder {
     }
     let stride = format.isInterleaved ? format.bytesPerFrame : bps
     let big = format.byteOrder == .big
+    // Every channel of interleaved frames, or one plane: the samples wanted lie back to back.
+    if format.isInterleaved ? outputChannels == format.channelCount : outputChannels == 1 {
+      _decodeContiguous(
+        base + frames.lowerBound * stride, count: frames.count * outputChannels,
+        type: format.sampleType, byteSwapped: big != _hostIsBigEndian, into: out)
+      return
+    }
+    // Otherwise one channel at a time, strided (more than two channels, planar stereo).
     for c in 0..<outputChannels {
       let plane = format.isInterleaved ? c * bps : c * totalFrames * bps
       let first = base + plane + frames.lowerBound * stride

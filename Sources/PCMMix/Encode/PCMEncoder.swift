@@ -35,13 +35,10 @@ public enum PCMEncoder {
     int16(src, count: input.count, into: dst)
   }
 
-  /// `count` samples from `src` to int16 at `dst`: ``int16(_:)``'s bits, in a loop without
-  /// branches or conversion instructions that the compiler vectorizes (SSE2, NEON).
+  /// `count` samples from `src` to int16 at `dst`: ``int16(_:)``'s bits, eight at a time in
+  /// SIMD registers (SSE2, NEON; see `_int16x8`), or by the kernel `install(_:)` installed.
   ///
-  /// Adding 1.5 × 2²³ rounds a value below 2²² to the nearest integer (ties to even) and leaves
-  /// that integer in the low bits of the sum; a tie that went away from zero is moved back.
-  /// Values are clamped to the int16 range first, as the scalar rule does (NaN becomes 0), so
-  /// the trick holds and rounding stays in range.
+  /// - Complexity: O(`count`).
   public static func int16(
     _ src: UnsafePointer<Float>, count: Int, into dst: UnsafeMutablePointer<Int16>
   ) {
@@ -49,16 +46,7 @@ public enum PCMEncoder {
       kernel(src, count, dst)
       return
     }
-    for i in 0..<count {
-      var v = src[i] * 32768
-      v = v == v ? v : 0
-      v = v < -32768 ? -32768 : (v > 32767 ? 32767 : v)
-      let m = v + 12_582_912
-      let d = v - (m - 12_582_912)
-      let n = Int32(bitPattern: m.bitPattern) &- 0x4B40_0000
-      let back: Int32 = (d == -0.5 && v > 0) ? -1 : ((d == 0.5 && v < 0) ? 1 : 0)
-      dst[i] = Int16(truncatingIfNeeded: n &+ back)
-    }
+    _encodeInt16(src, count: count, into: UnsafeMutableRawPointer(dst), byteSwapped: false)
   }
 
   /// A bulk int16 encoder from outside the library, giving the same bits as ``int16(_:)``:
@@ -103,21 +91,18 @@ public enum PCMEncoder {
     case .s16:
       precondition(output.count >= input.count * 2)
       guard let src = input.baseAddress, let dst = output.baseAddress else { return 0 }
-      if 1.littleEndian == 1 && Int(bitPattern: dst) % 2 == 0 {
-        // Aligned on a little-endian machine: the int16 samples are the bytes.
+      if !_hostIsBigEndian && Int(bitPattern: dst) % 2 == 0 {
+        // Aligned on a little-endian machine: the int16 samples are the bytes (and an installed
+        // kernel may write them).
         int16(src, count: input.count, into: dst.bindMemory(to: Int16.self, capacity: input.count))
       } else {
-        for i in 0..<input.count {
-          output.storeBytes(of: int16(src[i]).littleEndian, toByteOffset: i * 2, as: Int16.self)
-        }
+        _encodeInt16(src, count: input.count, into: dst, byteSwapped: _hostIsBigEndian)
       }
       return input.count * 2
     case .f32:
       precondition(output.count >= input.count * 4)
-      for i in 0..<input.count {
-        output.storeBytes(
-          of: input[i].bitPattern.littleEndian, toByteOffset: i * 4, as: UInt32.self)
-      }
+      guard let src = input.baseAddress, let dst = output.baseAddress else { return 0 }
+      _encodeFloat32(src, count: input.count, into: dst, byteSwapped: _hostIsBigEndian)
       return input.count * 4
     default:
       preconditionFailure("PCMEncoder writes s16 or f32, not \(type)")
