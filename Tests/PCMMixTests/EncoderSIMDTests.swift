@@ -93,8 +93,9 @@ import Testing
 
   @Test func int16BytesSwapped() throws {
     let v = try #require(Vectors.family("encode").first)
-    let input = try Vectors.float32(v["inputFile"] as! String)
-    let swapped = Self.reversed(try Vectors.bytes(v["expectedFile"] as! String), width: 2)
+    let input = try Vectors.float32(try #require(v["inputFile"]?.string))
+    let swapped = Self.reversed(
+      try Vectors.bytes(try #require(v["expectedFile"]?.string)), width: 2)
     Self.check(
       width: 2, expected: swapped, [(0, input.count), (1, input.count), (3, 1_001), (0, 7), (1, 0)]
     ) { destination, count in
@@ -106,7 +107,7 @@ import Testing
 
   @Test func float32BytesSwapped() throws {
     let v = try #require(Vectors.family("encode").first)
-    let name = v["inputFile"] as! String
+    let name = try #require(v["inputFile"]?.string)
     let input = try Vectors.float32(name)
     let swapped = Self.reversed(try Vectors.bytes(name), width: 4)
     Self.check(width: 4, expected: swapped, [(0, input.count), (2, input.count), (1, 3), (0, 0)]) {
