@@ -35,7 +35,9 @@ enum ResamplerTable {
 
   static func run(_ options: Options, report: Report, allocCounterWorks: Bool) {
     let backends = Backend.all
-    let names = workloads.flatMap { w in backends.map { rowName($0.name, w) } }
+    let names =
+      workloads.flatMap { w in backends.map { rowName($0.name, w) } }
+      + backends.map { BandEdgeTable.rowName($0.name) }
     guard report.wants(section: section, rows: names) else { return }
     let speedSeconds = max(0.5, 10 * options.scale)
     let toneSeconds = min(1.0, max(0.3, options.scale))
@@ -185,6 +187,7 @@ enum ResamplerTable {
         if any { webrtcLines.append(line) }
       }
     }
+    BandEdgeTable.run(backends, report: report, section: section)
     if !ratioLines.isEmpty {
       emit("")
       emit(
