@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap build demo test bench bench-smoke fuzz tsan lint vectors clean
+.PHONY: all bootstrap build demo test bench bench-smoke plots fuzz tsan lint docs docs-check vectors rf64-check clean
 
 all: build
 
@@ -30,15 +30,21 @@ bench: bootstrap
 	$(SWIFT) build -c release
 	$(SWIFT) run -c release --skip-build pcm-mix-bench $(ARGS)
 
+# The figures of the README and the documentation, measured on this machine and written as SVG
+# into the DocC catalog's resources (a few minutes; PlotFileTests checks what is committed).
+plots: bootstrap
+	$(SWIFT) run -c release pcm-mix-bench --plots Sources/PCMMix/PCMMix.docc/Resources
+
 bench-smoke: bootstrap
 	SWIFT=$(SWIFT) Benchmarks/smoke.sh
 
-# libFuzzer on the WAV reader, probe + decode, and the whole pipeline: FUZZ_SECONDS per target
-# (default 60). Crashes land in Fuzz/Regressions/, which `swift test` replays.
+# libFuzzer on the WAV reader, the other containers (RF64, BW64, RIFX, CAF), probe + decode, and
+# the whole pipeline: FUZZ_SECONDS per target (default 60). Crashes land in Fuzz/Regressions/,
+# which `swift test` replays.
 fuzz: bootstrap
 	Fuzz/run.sh $(FUZZ_SECONDS)
 
-# The threaded stress tests (the Mutex front and the lock-free real-time front) under
+# The threaded stress tests (the locked front and the lock-free real-time front) under
 # ThreadSanitizer (its own build directory).
 tsan: bootstrap
 	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter "SharedCapturePipeline|RealtimeCapturePipeline"
@@ -46,11 +52,33 @@ tsan: bootstrap
 lint:
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
 
-# Regenerates TestVectors/ from numpy and soxr (needs Python; not part of the tests).
-vectors:
-	python3 -m pip install -q numpy scipy soxr samplerate
+# The DocC site of PCMMix in .build/docs (static; symbol graph from the build, the toolchain's
+# own docc, no network). Any docc warning, such as a broken symbol link, fails it.
+docs: bootstrap
+	SWIFT=$(SWIFT) scripts/docs.sh
+
+# Serves .build/docs locally and opens the landing page and the RealtimeCapturePipeline page in
+# headless Chromium (installed when missing): each must render its title and abstract.
+# Screenshots and DOMs land in .build/docs-check/.
+docs-check: docs
+	@command -v chromium >/dev/null 2>&1 || scripts/bootstrap.sh chromium
+	scripts/docs-check.sh
+
+# Regenerates TestVectors/ from numpy, soxr, libsndfile (soundfile) and sox (needs Python; not
+# part of the tests).
+vectors: bootstrap
+	@command -v sox >/dev/null 2>&1 || scripts/bootstrap.sh sox libsox-fmt-all
+	python3 -m pip install -q numpy scipy soxr samplerate soundfile
 	python3 TestVectors/generate.py
+	python3 TestVectors/generate_containers.py
 	python3 TestVectors/generate_libsamplerate.py
+
+# A real > 4 GiB RF64 round trip (pcm-mix convert writes it from a pipe; libsndfile, pcm-mix
+# probe and pcm-mix convert read it back in full; both converts under 20 MB of RSS), then the
+# files are deleted. Needs ~4.5 GB free in RF64_DIR (default $$TMPDIR or /tmp) and a few minutes.
+rf64-check: bootstrap
+	@python3 -c "import numpy, soundfile" 2>/dev/null || python3 -m pip install -q numpy soundfile
+	SWIFT=$(SWIFT) scripts/rf64-check.sh
 
 clean:
 	rm -rf .build pcm-mix-demo.wav

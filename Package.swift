@@ -3,20 +3,19 @@ import PackageDescription
 
 let package = Package(
   name: "PCMMix",
-  // The capture pipeline's real-time front needs no Mutex or Atomic from Synchronization, so it
-  // runs from iOS 15 / macOS 12 (SharedCapturePipeline, which uses Mutex, needs iOS 18 / macOS 15).
+  // Nothing in the library uses Synchronization (Mutex and Atomic need iOS 18 / macOS 15): the
+  // lock is a pthread mutex and the real-time hand-off uses C atomics, so it runs from iOS 15.
   platforms: [.iOS(.v15), .macOS(.v12), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
   products: [
     // The capture-pipeline library: no C dependency, importable alone by an app or extension.
     .library(name: "PCMMix", targets: ["PCMMix"]),
     // AVX2 + FMA kernels for the built-in resampler (a small C target, chosen at run time).
     .library(name: "PCMMixAccelerated", targets: ["PCMMixAccelerated"]),
-    // libsamplerate as a second resampler backend (needs libsamplerate through pkg-config).
+    // libsamplerate (BSD-2-Clause) as a second resampler backend, through pkg-config.
     .library(name: "PCMMixSampleRate", targets: ["PCMMixSampleRate"]),
     .executable(name: "pcm-mix", targets: ["pcm-mix"]),
     // The fuzz drivers, for the libFuzzer package in Fuzz/ (not part of the library's API).
     .library(name: "PCMMixFuzzDrivers", targets: ["PCMMixFuzzDrivers"]),
-    .executable(name: "pcm-mix-bench", targets: ["pcm-mix-bench"]),
   ],
   targets: [
     // Atomic loads and stores for the lock-free capture hand-off (one header; Swift's own
@@ -33,7 +32,8 @@ let package = Package(
       name: "PCMMixCLI", dependencies: ["PCMMix", "PCMMixSampleRate", "PCMMixAccelerated"]),
     .executableTarget(name: "pcm-mix", dependencies: ["PCMMixCLI"]),
 
-    // Benchmarks: peers (soxr, speexdsp) are linked by the benchmark alone.
+    // Benchmarks: peers soxr (LGPL-2.1+) and speexdsp (BSD-3-Clause) are linked by the benchmark
+    // alone, which no product exports.
     .target(
       name: "CBenchPeers", path: "Benchmarks/Sources/CBenchPeers",
       linkerSettings: [.linkedLibrary("soxr"), .linkedLibrary("speexdsp"), .linkedLibrary("m")]),

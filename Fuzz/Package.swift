@@ -14,6 +14,10 @@ let package = Package(
       name: "FuzzWAV", dependencies: [.product(name: "PCMMixFuzzDrivers", package: "PCMMix")],
       swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
     .executableTarget(
+      name: "FuzzContainers",
+      dependencies: [.product(name: "PCMMixFuzzDrivers", package: "PCMMix")],
+      swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+    .executableTarget(
       name: "FuzzProbeDecode",
       dependencies: [.product(name: "PCMMixFuzzDrivers", package: "PCMMix")],
       swiftSettings: [.unsafeFlags(["-parse-as-library"])]),

@@ -10,7 +10,7 @@ set -eu
 cd "$(dirname "$0")"
 SECONDS_PER_TARGET=${1:-60}
 [ $# -gt 0 ] && shift
-TARGETS=${*:-FuzzWAV FuzzProbeDecode FuzzPipeline}
+TARGETS=${*:-FuzzWAV FuzzContainers FuzzProbeDecode FuzzPipeline}
 WORK=${FUZZ_WORK:-/tmp/pcmmix-fuzz}
 
 # --sanitize=fuzzer alone links libFuzzer but (with this toolchain and SwiftPM) leaves the code

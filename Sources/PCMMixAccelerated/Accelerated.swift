@@ -15,37 +15,45 @@ import PCMMix
 /// ```
 public enum Accelerated {
   /// The kernels, or `nil` when this CPU cannot run them.
-  public static let kernel: PolyphaseResampler.DotKernel? =
-    pcmmix_kernels_available() != 0
-    ? PolyphaseResampler.DotKernel(
-      name: "avx2+fma",
-      dot: { h, x, n in pcmmix_dot(h, x, n) },
-      dot2: { h, a, b, n, out in pcmmix_dot2(h, a, b, n, out) },
-      group: { t, w, x, s, c, out, first, n in pcmmix_group16(t, w, x, s, c, out, first, n) },
-      groupPair: { t, w, a, b, outa, outb in pcmmix_group16x2(t, w, a, b, outa, outb) },
-      lerpDot: { h0, h1, t, x, n in pcmmix_lerp_dot(h0, h1, t, x, n) },
-      lerpDot2: { h0, h1, t, a, b, n, out in pcmmix_lerp_dot2(h0, h1, t, a, b, n, out) })
-    : nil
+  public static let kernel: PolyphaseResampler.DotKernel? = {
+    #if arch(x86_64) || arch(i386)
+      guard pcmmix_kernels_available() != 0 else { return nil }
+      return PolyphaseResampler.DotKernel(
+        name: "avx2+fma",
+        dot: { h, x, n in pcmmix_dot(h, x, n) },
+        dot2: { h, a, b, n, out in pcmmix_dot2(h, a, b, n, out) },
+        group: { t, w, x, s, c, out, first, n in pcmmix_group16(t, w, x, s, c, out, first, n) },
+        groupPair: { t, w, a, b, outa, outb in pcmmix_group16x2(t, w, a, b, outa, outb) },
+        lerpDot: { h0, h1, t, x, n in pcmmix_lerp_dot(h0, h1, t, x, n) },
+        lerpDot2: { h0, h1, t, a, b, n, out in pcmmix_lerp_dot2(h0, h1, t, a, b, n, out) })
+    #else
+      return nil
+    #endif
+  }()
 
   /// Installs the process-wide AVX2 kernels when this CPU runs them: the int16 encoder
-  /// (``Encoder/install(_:)``) and the mixers' measure-and-mix passes
+  /// (``PCMEncoder/install(_:)``) and the mixers' measure-and-mix passes
   /// (``MixKernel/install(measure2:mixMeasure:)``).
   /// Both give the same bits as the Swift code they replace. Returns whether it did.
   @discardableResult
   public static func install() -> Bool {
-    guard kernel != nil else { return false }
-    Encoder.install { x, n, out in pcmmix_encode_s16(x, n, out) }
-    MixKernel.install(
-      measure2: { a, b, n, peaks, sums in pcmmix_measure2(a, b, n, peaks, sums) },
-      mixMeasure: { a, b, n, ga, gb, s, peak, sum, bits in
-        pcmmix_mix_measure(a, b, n, ga, gb, s, peak, sum, bits)
-      })
-    return true
+    #if arch(x86_64) || arch(i386)
+      guard kernel != nil else { return false }
+      PCMEncoder.install { x, n, out in pcmmix_encode_s16(x, n, out) }
+      MixKernel.install(
+        measure2: { a, b, n, peaks, sums in pcmmix_measure2(a, b, n, peaks, sums) },
+        mixMeasure: { a, b, n, ga, gb, s, peak, sum, bits in
+          pcmmix_mix_measure(a, b, n, ga, gb, s, peak, sum, bits)
+        })
+      return true
+    #else
+      return false
+    #endif
   }
 
   /// Takes back what ``install()`` installed: the Swift code runs again.
   public static func uninstall() {
-    Encoder.install(nil)
+    PCMEncoder.install(nil)
     MixKernel.install(measure2: nil, mixMeasure: nil)
   }
 

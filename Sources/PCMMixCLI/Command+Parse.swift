@@ -40,10 +40,12 @@ extension Command {
       var channels = 2
       var type = SampleType.s16
       var resampler = ResamplerChoice.standard
+      var phase: PhaseChoice?
       while let arg = rest.next() {
         switch arg {
         case "-o", "--output": output = try rest.value(for: arg)
         case "--rate": rate = try rest.rate(for: arg)
+        case "--phase": phase = try rest.phase(for: arg)
         case "--channels":
           let v = try rest.value(for: arg)
           guard let c = Int(v), c == 1 || c == 2 else {
@@ -67,6 +69,7 @@ extension Command {
       o.channels = channels
       o.sampleType = type
       o.resampler = resampler
+      o.phase = try _Arguments.phase(phase, for: resampler)
       return .convert(o)
     case "mix":
       var app: String?
@@ -75,8 +78,10 @@ extension Command {
       var appFormat: PCMFormat?
       var micFormat: PCMFormat?
       var options = MixOptions(app: InputSpec(path: ""), mic: InputSpec(path: ""), output: "")
+      var phase: PhaseChoice?
       while let arg = rest.next() {
         switch arg {
+        case "--phase": phase = try rest.phase(for: arg)
         case "--app": app = try rest.value(for: arg)
         case "--mic": mic = try rest.value(for: arg)
         case "-o", "--output": output = try rest.value(for: arg)
@@ -111,6 +116,7 @@ extension Command {
       options.app = InputSpec(path: app, format: appFormat)
       options.mic = InputSpec(path: mic, format: micFormat)
       options.output = output
+      options.phase = try _Arguments.phase(phase, for: options.resampler)
       return .mix(options)
     case "demo":
       var output = "pcm-mix-demo.wav"
@@ -134,8 +140,10 @@ extension Command {
     var paths: [String: String] = [:]
     var options = ReplayOptions(app: nil, mic: nil, output: "")
     var output: String?
+    var phase: PhaseChoice?
     while let arg = rest.next() {
       switch arg {
+      case "--phase": phase = try rest.phase(for: arg)
       case "--app", "--app-log", "--mic", "--mic-log": paths[arg] = try rest.value(for: arg)
       case "-o", "--output": output = try rest.value(for: arg)
       case "--pull":
@@ -196,6 +204,7 @@ extension Command {
     }
     guard let output else { throw .usage("replay needs -o OUTPUT") }
     options.output = output
+    options.phase = try _Arguments.phase(phase, for: options.resampler)
     let inputs = [options.app?.raw, options.app?.csv, options.mic?.raw, options.mic?.csv]
     if inputs.contains("-") { throw .usage("replay reads its logs from files, not standard input") }
     if let report = options.report, report == output {
@@ -267,6 +276,27 @@ struct _Arguments {
           + ResamplerChoice.spellings.joined(separator: " ") + ", not '\(v)'")
     }
     return choice
+  }
+
+  mutating func phase(for option: String) throws(CLIError) -> PhaseChoice {
+    let v = try value(for: option)
+    guard let phase = PhaseChoice(rawValue: v) else {
+      throw .usage("\(option) takes linear, minimum or capture, not '\(v)'")
+    }
+    return phase
+  }
+
+  /// The phase to use: `given`, or linear; refused (64) with a libsamplerate converter, whose
+  /// filters are linear phase and have no other.
+  static func phase(_ given: PhaseChoice?, for resampler: ResamplerChoice) throws(CLIError)
+    -> PhaseChoice
+  {
+    guard let given else { return .linear }
+    guard resampler.isBuiltin else {
+      throw .usage(
+        "--phase applies to the built-in resampler; \(resampler.spelling) is linear phase")
+    }
+    return given
   }
 
   mutating func spec(for option: String) throws(CLIError) -> PCMFormat {

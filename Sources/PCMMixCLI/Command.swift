@@ -23,6 +23,30 @@ public struct InputSpec: Equatable, Sendable {
   }
 }
 
+/// The built-in resampler's phase response on the command line (`--phase`).
+///
+/// A file converter has the whole file, so it can afford a linear-phase filter's delay (it drops
+/// it at the start): every frequency comes out at its input time. The capture pipeline cannot
+/// wait that long below 44.1 kHz of input, so its presets use minimum phase there (`capture`).
+public enum PhaseChoice: String, CaseIterable, Equatable, Sendable {
+  /// Linear phase at every rate: every frequency delayed alike, then aligned (the default).
+  case linear
+  /// Minimum phase at every rate: the least delay; the top of the band lags a little.
+  case minimum
+  /// The preset's own rule, what the capture pipeline runs: linear phase where its delay fits
+  /// the preset's budget (from 44.1 kHz of input up), minimum phase below.
+  case capture
+
+  /// `quality` with this phase response.
+  public func applied(to quality: ResamplerQuality) -> ResamplerQuality {
+    switch self {
+    case .linear: quality.with(phase: .linear)
+    case .minimum: quality.with(phase: .minimum)
+    case .capture: quality
+    }
+  }
+}
+
 /// Options of `pcm-mix convert`.
 public struct ConvertOptions: Equatable, Sendable {
   public var input: InputSpec
@@ -31,6 +55,8 @@ public struct ConvertOptions: Equatable, Sendable {
   public var channels = 2
   public var sampleType: SampleType = .s16
   public var resampler: ResamplerChoice = .standard
+  /// The built-in resampler's phase response (default linear: time-aligned at every frequency).
+  public var phase: PhaseChoice = .linear
 
   public init(input: InputSpec, output: String) {
     self.input = input
@@ -50,6 +76,8 @@ public struct MixOptions: Equatable, Sendable {
   public var pad = false
   public var sampleType: SampleType = .s16
   public var resampler: ResamplerChoice = .standard
+  /// The built-in resampler's phase response (default linear: time-aligned at every frequency).
+  public var phase: PhaseChoice = .linear
   /// The `limit` policy's ceiling in dBFS.
   public var ceilingDB = -1.0
   /// Fades, in milliseconds, at each input's start and end (0, the default: none, the reference
@@ -107,6 +135,9 @@ public struct ReplayOptions: Equatable, Sendable {
   public var sampleType: SampleType = .s16
   /// The resampler backend (a steerable one is made from it).
   public var resampler: ResamplerChoice = .standard
+  /// The built-in resampler's phase response (default linear: a replay writes a file, so it can
+  /// afford the delay; `capture` runs the presets as the device did).
+  public var phase: PhaseChoice = .linear
   /// What steers the resamplers.
   public var drift: ClockedCapturePipeline.DriftCorrection = .timestamps
   /// Where the JSON report goes, if anywhere.

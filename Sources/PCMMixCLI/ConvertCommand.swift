@@ -9,10 +9,12 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
   let output = try OutputFile.create(options.output, inputs: [options.input.path])
   do throws(CLIError) {
     var sink = try WriterSink.open(
-      output, rate: options.rate, channels: options.channels, type: options.sampleType)
+      output, rate: options.rate, channels: options.channels, type: options.sampleType,
+      maxFrames: WriterSink.framesAfterConversion(
+        input.expectedFrames, from: input.format.sampleRate, to: options.rate))
     var chain = SourceChain(
       outputRate: options.rate, outputChannels: options.channels,
-      resampler: options.resampler.factory)
+      resampler: options.resampler.factory(phase: options.phase))
     let format = input.format
     let block = max(1, min(65_536, format.sampleRate / 10))
     let buffer = UnsafeMutableRawBufferPointer.allocate(
@@ -41,7 +43,7 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
   }
   // Outside the do: a failed commit has already removed its temporary file.
   try output.commit()
-  if let warning = input.truncationWarning {
+  if let warning = input.readWarning {
     console.err(CLIError(.data, input.path, warning).line + "\n")
   }
 }

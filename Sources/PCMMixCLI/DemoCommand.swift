@@ -21,7 +21,8 @@ func demo(output path: String, console: Console) throws(CLIError) {
   var peaks: (Int16, Int16) = (0, 0)
   var framesOut = 0
   do throws(CLIError) {
-    var sink = try WriterSink.open(output, rate: 48_000, channels: 2, type: .s16)
+    var sink = try WriterSink.open(
+      output, rate: 48_000, channels: 2, type: .s16, maxFrames: (seconds + 1) * 48_000)
     let mixed = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 48_000 * 2)
     defer { mixed.deallocate() }
     let floats = UnsafeMutableBufferPointer<Float>.allocate(capacity: 48_000 * 2)

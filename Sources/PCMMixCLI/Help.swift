@@ -18,18 +18,26 @@ public enum Help {
   }
 
   static let inputs = """
-    INPUT is a WAV file (PCM 8/16/24/32-bit, IEEE float 32/64-bit, or EXTENSIBLE), or headerless
-    PCM when its format SPEC is given as TYPE:RATE:CHANNELS, TYPE one of
+    INPUT is an audio file: WAV (PCM of 1 to 32 bits, IEEE float 32/64-bit, or EXTENSIBLE), its
+    64-bit forms RF64 and BW64, big-endian RIFX, or CAF with linear PCM (s8/16/24/32, float
+    32/64, either byte order; compressed CAF is refused by name); or headerless PCM when its
+    format SPEC is given as TYPE:RATE:CHANNELS, TYPE one of
       u8 s16le s16be s24le s24be s32le s32be f32le f32be f64le f64be
     (s16be:44100:2 is the shape of a ReplayKit app-audio dump). '-' reads standard input;
     OUTPUT '-' writes standard output. Output goes to a temporary file beside OUTPUT and is
-    renamed into place only when complete.
+    renamed into place only when complete. OUTPUT is a WAV file; one that may pass 4 GiB (its
+    length unknown, as from a pipe, or too long) starts with a JUNK chunk and becomes RF64 if
+    it does; written to a pipe it keeps the 0xFFFFFFFF sizes of a stream.
     """
 
   static let resamplers = """
     --resampler NAME picks the converter: builtin (builtin:balanced, the default), builtin:fast
     (lowest delay), builtin:high (cleanest), or libsamplerate's src-best, src-medium,
-    src-fastest, src-linear, src-zoh.
+    src-fastest, src-linear, src-zoh. --phase picks the built-in resampler's phase response:
+    linear (the default: a file converter has the whole file, so it drops a linear-phase
+    filter's delay and every frequency comes out at its input time), minimum (least delay, the
+    top of the band lags), or capture (the presets as the capture pipeline runs them: linear
+    phase from 44.1 kHz of input up, minimum phase below, within its delay budget).
     """
 
   static let overview = """
@@ -38,16 +46,17 @@ public enum Help {
     usage:
       pcm-mix probe FILE... [--json]
       pcm-mix convert INPUT -o OUTPUT [--rate HZ] [--channels 1|2] [--format s16|f32]
-                      [--input-format SPEC] [--resampler NAME]
+                      [--input-format SPEC] [--resampler NAME] [--phase PHASE]
       pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ] [--policy POLICY]
                   [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB] [--pad]
                   [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
-                  [--resampler NAME] [--report FILE.json] [--json]
+                  [--resampler NAME] [--phase PHASE] [--report FILE.json] [--json]
       pcm-mix demo [-o OUTPUT]
       pcm-mix replay [--app RAW --app-log CSV] [--mic RAW --mic-log CSV] -o OUTPUT [--pull MS]
                      [--latency MS] [--policy POLICY] [--ceiling DB] [--fade MS]
                      [--app-gain DB] [--mic-gain DB] [--format s16|f32] [--resampler NAME]
-                     [--drift off|timestamps|fill] [--report FILE.json] [--json]
+                     [--phase PHASE] [--drift off|timestamps|fill] [--report FILE.json]
+                     [--json]
       pcm-mix --help | help COMMAND | --version
 
     \(inputs)
@@ -61,20 +70,35 @@ public enum Help {
   static let probe = """
     usage: pcm-mix probe FILE... [--json]
 
-    Prints each WAV file's format: sample type, rate, channels, frames, duration. With --json,
-    one JSON object per line with path, sampleRate, channels, sampleType, frames,
-    durationSeconds, dataOffset and truncated. Every file is probed; the exit code is that of
-    the first failure.
+    Prints each file's container (WAV, RF64, BW64, RIFX or CAF) and format: sample type, rate,
+    channels, frames, duration. With --json, one JSON object per line with
+      path             the FILE as given
+      container        WAV, RF64, BW64, RIFX or CAF
+      sampleRate       in Hz
+      channels
+      sampleType       as the file stores it: u8, s8 (CAF), s16le, s16be, ..., f64be
+      validBits        significant bits per sample (12 for 12-bit PCM in 2 bytes)
+      frames           whole frames of audio there are
+      durationSeconds  frames / sampleRate
+      dataOffset       the byte offset of the first audio byte
+      truncated        whether the file ends before the size its header claims
+      claimedFrames    the whole frames the header's data size claims (absent when it says
+                       "to the end of the file": 0 or 0xFFFFFFFF in WAV, -1 in CAF)
+      strayBytes       bytes after the last whole frame of a data chunk whose size is not a
+                       whole number of frames (ignored; not a truncation)
+    Every file is probed; the exit code is that of the first failure.
     """
 
   static let convert = """
     usage: pcm-mix convert INPUT -o OUTPUT [--rate HZ] [--channels 1|2] [--format s16|f32]
                            [--input-format SPEC] [--resampler NAME]
+                           [--phase linear|minimum|capture]
 
     Decodes INPUT, maps it to 1 or 2 channels (mono is duplicated, stereo averaged for 1,
     channels past the second dropped), resamples it to HZ (default 48000) with the built-in
     resampler, and writes a WAV file (default s16). The output is time-aligned with the input
-    and holds round(frames × HZ / input rate) frames, whichever resampler runs.
+    and holds round(frames × HZ / input rate) frames, whichever resampler runs; with the
+    default linear phase, at every frequency.
 
     \(resamplers)
 
@@ -86,7 +110,7 @@ public enum Help {
                        [--policy average|saturate|limit] [--ceiling DB] [--fade MS]
                        [--app-gain DB] [--mic-gain DB] [--pad] [--format s16|f32]
                        [--app-format SPEC] [--mic-format SPEC] [--resampler NAME]
-                       [--report FILE.json] [--json]
+                       [--phase linear|minimum|capture] [--report FILE.json] [--json]
 
     Converts both inputs to HZ (default 48000) stereo and mixes them: average (default),
     (a + b) / 2, bit-exact with C's integer average on int16; saturate, a + b clamped; or
@@ -119,7 +143,8 @@ public enum Help {
                           [--pull MS] [--latency MS] [--policy average|saturate|limit]
                           [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB]
                           [--format s16|f32] [--resampler NAME]
-                          [--drift off|timestamps|fill] [--report FILE.json] [--json]
+                          [--phase linear|minimum|capture] [--drift off|timestamps|fill]
+                          [--report FILE.json] [--json]
 
     Replays a capture log of the app source, the mic source or both through the clocked capture
     pipeline, as a live capture would have run it, and writes the 48 kHz stereo output on the
@@ -153,7 +178,8 @@ public enum Help {
     pipeline chooses it (100 ms … 1 s) and raises it when audio arrives late. --drift picks
     what steers the resamplers: the timestamps (default), nothing (off), or the timestamps and,
     for an unstamped source, its fill level (fill). --resampler as for mix; the built-in
-    presets run the steerable variable-ratio resampler.
+    presets run the steerable variable-ratio resampler, in linear phase unless --phase says
+    otherwise (--phase capture runs them as the device did).
 
     --policy limit (recommended) sums the sources through a limiter that keeps every sample at
     or below --ceiling (default -1 dBFS); it looks 1 ms ahead into the timeline, adding no

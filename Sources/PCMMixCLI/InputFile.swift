@@ -6,17 +6,25 @@ import PCMMix
   import Darwin
 #endif
 
-/// An opened input: a WAV file or headerless PCM, from a path or standard input, read as whole
-/// frames of raw bytes in its ``format``.
+/// An opened input: an audio file (WAV, RF64, BW64, RIFX or CAF) or headerless PCM, from a path
+/// or standard input, read as whole frames of raw bytes in its ``format``.
 struct InputFile {
   let path: String
   let format: PCMFormat
+  /// The file's container; `nil` for headerless PCM.
+  let container: AudioContainer?
+  /// Significant bits per sample, as the header says (headerless: the sample type's).
+  let validBits: Int
+  /// How the input stores its samples (`s8` for CAF's signed 8-bit, read as `u8`).
+  let sampleTypeSpelling: String
+  /// The offset of the first audio byte (0 for headerless PCM).
+  let dataOffset: Int
   /// Frames the input should hold, when known before reading.
   let expectedFrames: Int?
-  /// Frames the WAV header claims, when it states a size.
+  /// Frames the header claims, when it states a size.
   let claimedFrames: Int?
   private let fd: Int32
-  private var wav: WAVReader<FileDescriptorSource>?
+  private var wav: AudioFileReader<FileDescriptorSource>?
   private var raw: FileDescriptorSource?
   /// Bytes of a raw frame split across reads.
   private var carry: [UInt8] = []
@@ -51,12 +59,20 @@ struct InputFile {
     if let f = spec.format {
       format = f
       raw = source
+      container = nil
+      validBits = f.sampleType.bitsPerSample
+      sampleTypeSpelling = f.typeSpelling
+      dataOffset = 0
       claimedFrames = nil
       expectedFrames = source.remainingByteCount.map { $0 / f.bytesPerFrame }
     } else {
       do {
-        let reader = try WAVReader(source: source)
+        let reader = try AudioFileReader(source: source)
         format = reader.format
+        container = reader.container
+        validBits = reader.validBitsPerSample
+        sampleTypeSpelling = reader.fileSampleType
+        dataOffset = reader.dataOffset
         claimedFrames = reader.claimedFrames
         expectedFrames = reader.expectedFrames
         wav = reader
@@ -112,11 +128,33 @@ struct InputFile {
     return frames
   }
 
-  /// The warning for a WAV whose data ended early, if it did (known after reading to the end).
-  var truncationWarning: String? {
-    guard let wav, wav.isTruncated else { return nil }
-    let claim = claimedFrames.map { "\($0)" } ?? "more"
-    return "warning: data chunk holds \(wav.framesRead) frames, header claims \(claim)"
+  /// Bytes after the last whole frame of a data chunk that holds all it claims (known after
+  /// reading to the end).
+  var strayBytes: Int { wav?.strayByteCount ?? 0 }
+
+  /// Whether the audio ended before its header's claim (known after reading to the end).
+  var isTruncated: Bool { wav?.isTruncated ?? false }
+
+  /// The warning for a file whose data ended early or holds stray bytes after its last frame, if
+  /// it does (known after reading to the end).
+  var readWarning: String? {
+    guard let wav else { return nil }
+    let frames = "\(wav.framesRead) frame\(wav.framesRead == 1 ? "" : "s")"
+    if wav.isTruncated {
+      guard let claimedBytes = wav.claimedByteCount else {
+        return "warning: the data runs to the end of the input, which ends inside a frame"
+          + " after \(frames)"
+      }
+      let bytesPerFrame = format.bytesPerFrame
+      var claim = "\(claimedBytes / bytesPerFrame)"
+      let extra = claimedBytes % bytesPerFrame
+      if extra > 0 { claim += " frames and \(extra) byte\(extra == 1 ? "" : "s")" }
+      return "warning: data chunk holds \(frames), header claims \(claim)"
+    }
+    let stray = wav.strayByteCount
+    guard stray > 0 else { return nil }
+    return "warning: data chunk holds \(frames) and \(stray) stray byte\(stray == 1 ? "" : "s")"
+      + " after them (less than one \(format.bytesPerFrame)-byte frame), ignored"
   }
 
   func close() {

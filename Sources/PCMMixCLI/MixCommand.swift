@@ -26,8 +26,17 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
   }
   var report = ""
   do throws(CLIError) {
+    let appFrames = WriterSink.framesAfterConversion(
+      app.expectedFrames, from: app.format.sampleRate, to: options.rate)
+    let micFrames = WriterSink.framesAfterConversion(
+      mic.expectedFrames, from: mic.format.sampleRate, to: options.rate)
+    // Without --pad the output is the shorter input: one known length bounds it.
+    let maxFrames =
+      options.pad
+      ? appFrames.flatMap { a in micFrames.map { max(a, $0) } }
+      : [appFrames, micFrames].compactMap { $0 }.min()
     var sink = try WriterSink.open(
-      output, rate: options.rate, channels: 2, type: options.sampleType)
+      output, rate: options.rate, channels: 2, type: options.sampleType, maxFrames: maxFrames)
     var session = _MixSession(options: options, app: app.format, mic: mic.format)
     defer { session.deallocate() }
     var progress = Progress(
@@ -67,7 +76,7 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
   try reportFile?.commit()
   if options.json { console.err(report) }
   for input in [app, mic] {
-    if let warning = input.truncationWarning {
+    if let warning = input.readWarning {
       console.err(CLIError(.data, input.path, warning).line + "\n")
     }
   }
@@ -97,7 +106,7 @@ struct _MixSession {
 
   init(options: MixOptions, app: PCMFormat, mic: PCMFormat) {
     pad = options.pad
-    let factory = options.resampler.factory
+    let factory = options.resampler.factory(phase: options.phase)
     appChain = SourceChain(outputRate: options.rate, outputChannels: 2, resampler: factory)
     micChain = SourceChain(outputRate: options.rate, outputChannels: 2, resampler: factory)
     // Both sides get the same count, at most 4,096 frames, and are mixed at once (see
@@ -221,6 +230,7 @@ struct _MixSession {
           ("fadeMs", .double(options.fadeMilliseconds)), ("pad", .bool(options.pad)),
           ("appGainDB", .double(options.appGainDB)), ("micGainDB", .double(options.micGainDB)),
           ("resampler", .string(options.resampler.spelling)),
+          ("phase", .string(options.phase.rawValue)),
         ])
       ),
       ("app", mixer.app.counters.json),

@@ -1,7 +1,7 @@
 import PCMMix
 
-/// `pcm-mix probe`: each file's format on a line, or a JSON object per line; returns the exit
-/// code of the first failure, after probing every file.
+/// `pcm-mix probe`: each file's container and format on a line, or a JSON object per line;
+/// returns the exit code of the first failure, after probing every file.
 func probe(_ paths: [String], json: Bool, console: Console) -> Int32 {
   var status: Int32 = 0
   for path in paths {
@@ -24,18 +24,28 @@ func probe(_ paths: [String], json: Bool, console: Console) -> Int32 {
       let f = input.format
       let count = frames ?? 0
       let seconds = Double(count) / Double(f.sampleRate)
-      let truncated = input.claimedFrames.map { count < $0 } ?? false
+      let truncated = input.isTruncated
+      let container = input.container?.rawValue ?? "raw"
       if json {
-        var line = "{\"path\":\(jsonString(path)),\"sampleRate\":\(f.sampleRate),"
-        line += "\"channels\":\(f.channelCount),\"sampleType\":\"\(f.typeSpelling)\","
-        line += "\"frames\":\(count),\"durationSeconds\":\(seconds),\"truncated\":\(truncated)"
+        var line = "{\"path\":\(jsonString(path)),\"container\":\"\(container)\","
+        line += "\"sampleRate\":\(f.sampleRate),\"channels\":\(f.channelCount),"
+        line += "\"sampleType\":\"\(input.sampleTypeSpelling)\",\"validBits\":\(input.validBits),"
+        line += "\"frames\":\(count),\"durationSeconds\":\(seconds),"
+        line += "\"dataOffset\":\(input.dataOffset),\"truncated\":\(truncated)"
         if let claimed = input.claimedFrames { line += ",\"claimedFrames\":\(claimed)" }
+        line += ",\"strayBytes\":\(input.strayBytes)"
         console.out(line + "}\n")
       } else {
-        var line = "\(path): WAV \(f.typeSpelling) \(f.sampleRate) Hz \(f.channelCount) ch, "
-        line += "\(count) frames (\(_seconds(seconds)) s)"
+        var line = "\(path): \(container) \(input.sampleTypeSpelling)"
+        if input.validBits < f.sampleType.bitsPerSample { line += " (\(input.validBits)-bit)" }
+        line += " \(f.sampleRate) Hz \(f.channelCount) ch, \(count) frames (\(_seconds(seconds)) s)"
         if truncated, let claimed = input.claimedFrames {
           line += ", truncated: header claims \(claimed) frames"
+        } else if truncated {
+          line += ", truncated: the input ends inside a frame"
+        }
+        if input.strayBytes > 0 {
+          line += ", \(input.strayBytes) stray byte(s) after the last frame"
         }
         console.out(line + "\n")
       }

@@ -55,7 +55,8 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
   }
   let report: String
   do throws(CLIError) {
-    var sink = try WriterSink.open(output, rate: rate, channels: 2, type: options.sampleType)
+    var sink = try WriterSink.open(
+      output, rate: rate, channels: 2, type: options.sampleType, maxFrames: endFrame)
     var session = try _Replay(options: options, logs: logs, origin: origin, endFrame: endFrame)
     var progress = Progress(console, "replaying", total: endFrame)
     // Cleared on failure too, so that an error line starts at the left margin.
@@ -235,7 +236,8 @@ struct _Replay {
   init(options: ReplayOptions, logs: [_SourceLog], origin: MediaTime, endFrame: Int)
     throws(CLIError)
   {
-    var c = ClockedCapturePipeline.Configuration(resampler: options.resampler.steerableFactory)
+    var c = ClockedCapturePipeline.Configuration(
+      resampler: options.resampler.steerableFactory(phase: options.phase))
     c.outputRate = Self.outputRate
     c.inputRates = Self.inputRates
     c.origin = origin
@@ -432,6 +434,7 @@ struct _Replay {
           ("pullMs", .int(pullMilliseconds)), ("pullFrames", .int(pullFrames)),
           ("latency", latency), ("drift", .string(drift)),
           ("resampler", .string(options.resampler.spelling)),
+          ("phase", .string(options.phase.rawValue)),
           ("policy", .string(options.policy.rawValue)),
           ("ceilingDB", .double(options.ceilingDB)),
           ("fadeMs", .double(options.fadeMilliseconds)),

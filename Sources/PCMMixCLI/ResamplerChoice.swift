@@ -54,25 +54,44 @@ public enum ResamplerChoice: Equatable, Sendable {
   /// A factory whose resamplers can be steered, as drift correction in a
   /// ``ClockedCapturePipeline`` needs: the built-in ``VariableRatioResampler`` at the preset (with
   /// the AVX2 + FMA kernels where this CPU has them), or libsamplerate's converter.
-  public var steerableFactory: ResamplerFactory {
+  public var steerableFactory: ResamplerFactory { steerableFactory(phase: .capture) }
+
+  /// ``steerableFactory`` with the built-in preset's phase response set by `phase`
+  /// (libsamplerate's converters are linear phase and ignore it).
+  public func steerableFactory(phase: PhaseChoice) -> ResamplerFactory {
     switch self {
     case .builtin(let name):
-      let quality = ResamplerQuality.presets.first { $0.name == name }?.quality ?? .balanced
-      return VariableRatioResampler.factory(quality, kernel: Accelerated.kernel)
+      return VariableRatioResampler.factory(
+        phase.applied(to: Self.quality(name)), kernel: Accelerated.kernel)
     case .libsamplerate(let converter):
       return SampleRateResampler.factory(converter)
     }
   }
 
-  /// The factory the source chains use.
-  public var factory: ResamplerFactory {
+  /// The factory the source chains use, with the preset as it is (the capture pipeline's phase
+  /// rule).
+  public var factory: ResamplerFactory { factory(phase: .capture) }
+
+  /// The factory the source chains use, with the built-in preset's phase response set by
+  /// `phase` (libsamplerate's converters are linear phase and ignore it).
+  public func factory(phase: PhaseChoice) -> ResamplerFactory {
     switch self {
     case .builtin(let name):
-      let quality = ResamplerQuality.presets.first { $0.name == name }?.quality ?? .balanced
       // The AVX2 + FMA kernels where this CPU has them; the Swift path otherwise.
-      return Accelerated.factory(quality)
+      return Accelerated.factory(phase.applied(to: Self.quality(name)))
     case .libsamplerate(let converter):
       return SampleRateResampler.factory(converter)
     }
+  }
+
+  /// The preset named `name` (`balanced` if there is none by that name).
+  private static func quality(_ name: String) -> ResamplerQuality {
+    ResamplerQuality.presets.first { $0.name == name }?.quality ?? .balanced
+  }
+
+  /// Whether this is the built-in resampler (the one `--phase` applies to).
+  var isBuiltin: Bool {
+    if case .builtin = self { return true }
+    return false
   }
 }

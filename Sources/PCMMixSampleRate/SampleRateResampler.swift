@@ -63,6 +63,10 @@ public struct SampleRateResampler: Resampler {
   public let channelCount: Int
   public let latency: Int
 
+  /// The flush's block of silence. libsamplerate's own state (its history buffer, allocated by
+  /// `src_new`) is private to it and not counted.
+  public var retainedBytes: Int { silence.capacity * 4 }
+
   /// outputRate / inputRate, as libsamplerate takes it.
   let nominalRatio: Double
   /// The ratio in force: the nominal one, steered by ``adjustRatio(by:)``.

@@ -140,7 +140,10 @@ private let badCases: [BadCase] = [
     "block align 8 for stereo s24 (24-in-32)",
     fmtBody(tag: 1, channels: 2, rate: 48_000, bits: 24, blockAlign: 8),
     "block align is 8 bytes, expected 6"),
-  fmtCase("12-bit PCM", tagged(1, bits: 12), "12-bit PCM"),
+  fmtCase("40-bit PCM (no container holds it)", tagged(1, bits: 40), "40-bit PCM"),
+  fmtCase(
+    "12-bit PCM in 1-byte containers (block align 2 for stereo)", tagged(1, bits: 12),
+    "block align is 2 bytes, expected 4"),
   fmtCase("16-bit float", tagged(3, bits: 16), "16-bit float"),
   fmtCase(
     "EXTENSIBLE valid bits above the container",
@@ -164,8 +167,152 @@ private let badCases: [BadCase] = [
   fmtCase("unknown format tag", tagged(0x1234), "format tag 0x1234"),
   // Not WAV at all.
   convertCase("text, not RIFF", Array("hello, this is not audio\n".utf8), "not a WAV file"),
-  convertCase("RIFX (big-endian RIFF)", riff([("fmt ", s16fmt)], magic: "RIFX"), "RIFX"),
+  convertCase(
+    "RIFX whose fields are little-endian (a RIFF file relabelled)",
+    riff([("fmt ", s16fmt), ("data", someData)], magic: "RIFX"),
+    "unsupported encoding (format tag 0x0100)"),
+  convertCase(
+    "RIFX whose chunk sizes are little-endian (its fmt chunk reads as 256 MiB)",
+    Array("RIFX".utf8) + be(436, 4) + Array("WAVEfmt ".utf8) + le(16, 4)
+      + be(1, 2) + be(2, 2) + be(48_000, 4) + be(192_000, 4) + be(4, 2) + be(16, 2)
+      + Array("data".utf8) + le(400, 4) + someData, truncatedHeader),
   convertCase("RIFF but AVI", riff([("LIST", [1, 2])], form: "AVI "), "not \"WAVE\""),
+  // RF64 and BW64: the ds64 chunk.
+  convertCase(
+    "RF64 whose ds64 chunk is 20 bytes",
+    rf64([("fmt ", s16fmt), ("data", someData)], dataSize: 400, ds64Size: 20), "ds64 chunk of 20"),
+  convertCase(
+    "RF64 whose ds64 table is longer than its chunk",
+    rf64(
+      [("fmt ", s16fmt), ("data", someData)], dataSize: 400, table: [("JUNK", 4)], ds64Size: 28),
+    "ds64 chunk of 28 bytes is too short"),
+  convertCase(
+    "RF64 cut inside its ds64 chunk",
+    Array(rf64([("fmt ", s16fmt), ("data", someData)], dataSize: 400).prefix(30)), truncatedHeader),
+  convertCase(
+    "RF64 without a ds64 chunk",
+    riff([("fmt ", s16fmt), ("data", someData)], sizes: ["data": 0xFFFF_FFFF], magic: "RF64"),
+    "no ds64 chunk"),
+  convertCase(
+    "BW64 whose ds64 table sizes a chunk past the end of the file",
+    rf64(
+      [("JUNK", [1, 2]), ("fmt ", s16fmt), ("data", someData)], dataSize: 400,
+      table: [("JUNK", 1 << 40)], wide: ["JUNK", "data"], magic: "BW64"), truncatedHeader),
+  // RIFX: every field big-endian.
+  convertCase(
+    "RIFX EXTENSIBLE whose sub-format GUID is little-endian",
+    rifx([
+      (
+        "fmt ",
+        be(0xFFFE, 2) + be(2, 2) + be(48_000, 4) + be(192_000, 4) + be(4, 2) + be(16, 2)
+          + be(22, 2) + be(16, 2) + be(3, 4) + le(1, 4) + le(0, 2) + le(0x10, 2)
+          + [0x80, 0, 0, 0xAA, 0, 0x38, 0x9B, 0x71]
+      ), ("data", someData),
+    ]), "extensible subformat"),
+  convertCase(
+    "RIFX whose fmt chunk is 14 bytes",
+    rifx([("fmt ", be(1, 2) + be(2, 2) + be(48_000, 4) + be(192_000, 4) + be(4, 2))]),
+    "fmt chunk of 14 bytes is too short"),
+  // CAF: the desc chunk and the chunk sizes.
+  convertCase(
+    "CAF encoded as AAC",
+    caf(
+      cafDesc(
+        rate: 44_100, formatID: "aac ", bytesPerPacket: 0,
+        framesPerPacket: 1024, channels: 2, bits: 0), data: someData),
+    "unsupported CAF encoding AAC ('aac ')"),
+  convertCase(
+    "CAF encoded as Apple Lossless",
+    caf(
+      cafDesc(
+        rate: 44_100, formatID: "alac",
+        bytesPerPacket: 0, framesPerPacket: 4096, channels: 2, bits: 0), data: someData),
+    "Apple Lossless"),
+  convertCase(
+    "CAF whose desc says 6 bytes per packet for stereo s16",
+    caf(cafDesc(rate: 48_000, bytesPerPacket: 6, channels: 2, bits: 16), data: someData),
+    "6 bytes per packet for 2 channels of 16 bits (4 expected)"),
+  convertCase(
+    "CAF whose desc says 4 channels in a 4-byte s16 packet",
+    caf(cafDesc(rate: 48_000, bytesPerPacket: 4, channels: 4, bits: 16), data: someData),
+    "4 bytes per packet for 4 channels"),
+  convertCase(
+    "CAF whose desc says 0 frames per packet",
+    caf(
+      cafDesc(rate: 48_000, bytesPerPacket: 4, framesPerPacket: 0, channels: 2, bits: 16),
+      data: someData), "0 frames per packet"),
+  convertCase(
+    "CAF at 44100.5 Hz",
+    caf(cafDesc(rate: 44_100.5, bytesPerPacket: 4, channels: 2, bits: 16), data: someData),
+    "sample rate 44100.5 Hz is not a whole number"),
+  convertCase(
+    "CAF at 1 MHz",
+    caf(cafDesc(rate: 1_000_000, bytesPerPacket: 4, channels: 2, bits: 16), data: someData),
+    "sample rate 1000000 Hz is outside"),
+  convertCase(
+    "CAF with 12-bit integer samples",
+    caf(cafDesc(rate: 48_000, bytesPerPacket: 4, channels: 2, bits: 12), data: someData),
+    "12-bit integer samples"),
+  convertCase(
+    "CAF whose first chunk is not desc",
+    caf(cafDesc(rate: 48_000, bytesPerPacket: 4, channels: 2, bits: 16), data: someData).prefix(8)
+      + Array("free".utf8) + be(0, 8)
+      + caf(cafDesc(rate: 48_000, bytesPerPacket: 4, channels: 2, bits: 16), data: someData)
+      .dropFirst(8), "does not start with a desc chunk"),
+  convertCase(
+    "CAF cut inside its desc chunk",
+    Array(
+      caf(cafDesc(rate: 48_000, bytesPerPacket: 4, channels: 2, bits: 16), data: someData)
+        .prefix(30)), "ends inside the CAF header"),
+  convertCase(
+    "CAF whose desc chunk claims more bytes than the file holds",
+    Array(
+      Array("caff".utf8) + be(1, 2) + be(0, 2) + Array("desc".utf8) + be(5_000, 8)
+        + cafDesc(rate: 48_000, bytesPerPacket: 4, channels: 2, bits: 16).dropFirst(12)
+        + someData), "ends inside the CAF header"),
+  convertCase(
+    "CAF whose free chunk runs past the end of the file",
+    caf(
+      cafDesc(rate: 48_000, bytesPerPacket: 4, channels: 2, bits: 16),
+      chunks: [("free", [0, 0])], data: someData, sizes: ["free": 1 << 40]),
+    "ends inside the CAF header"),
+  convertCase(
+    "CAF with a negative chunk size",
+    caf(
+      cafDesc(rate: 48_000, bytesPerPacket: 4, channels: 2, bits: 16),
+      chunks: [("free", [0, 0])], data: someData, sizes: ["free": -5]),
+    "the CAF chunk 'free' has an invalid size -5"),
+  convertCase(
+    "CAF data chunk too small for its edit count",
+    caf(
+      cafDesc(rate: 48_000, bytesPerPacket: 4, channels: 2, bits: 16), data: someData,
+      dataSize: 2), "the CAF chunk 'data' has an invalid size 2"),
+  convertCase(
+    "CAF without a data chunk",
+    Array("caff".utf8) + be(1, 2) + be(0, 2)
+      + cafDesc(rate: 48_000, bytesPerPacket: 4, channels: 2, bits: 16), "no data chunk"),
+  convertCase(
+    "CAF version 2",
+    Array("caff".utf8) + be(2, 2) + be(0, 2)
+      + cafDesc(rate: 48_000, bytesPerPacket: 4, channels: 2, bits: 16),
+    "unsupported CAF file version 2"),
+  BadCase(
+    name: "probe: CAF in mu-law",
+    setup: files([
+      "a.caf": caf(
+        cafDesc(rate: 8_000, formatID: "ulaw", bytesPerPacket: 1, channels: 1, bits: 8),
+        data: someData)
+    ]),
+    args: ["probe", "$D/a.caf"], code: 65, message: "unsupported CAF encoding mu-law ('ulaw')",
+    path: "$D/a.caf", output: nil),
+  BadCase(
+    name: "mix: a CAF mic whose desc lies",
+    setup: files([
+      "a.wav": goodWAV,
+      "m.caf": caf(cafDesc(rate: 48_000, bytesPerPacket: 3, channels: 1, bits: 16), data: someData),
+    ]),
+    args: ["mix", "--app", "$D/a.wav", "--mic", "$D/m.caf", "-o", "$D/out.wav"], code: 65,
+    message: "3 bytes per packet", path: "$D/m.caf", output: "$D/out.wav"),
   // Inputs that cannot be opened.
   BadCase(
     name: "input is a directory",
@@ -325,7 +472,7 @@ struct BadInputTests {
 
   /// A valid header cut short at every byte: 65 and a header message until the data chunk
   /// starts; from there on the file is readable and converts with a truncation warning.
-  @Test("a WAV cut at every byte of its header")
+  @Test("a WAV, RF64 or CAF file cut at every byte of its header")
   func everyHeaderByte() throws {
     let headers: [(String, [UInt8])] = [
       ("PCM", wavS16(randomInt16s(20, seed: 1), channels: 2, rate: 48_000)),
@@ -336,6 +483,18 @@ struct BadInputTests {
           ("fmt ", fmtBody(tag: 3, channels: 1, rate: 44_100, bits: 32, cbSize: 0)),
           ("data", floatBytes(Array(repeating: 0.25, count: 10), bits: 32)),
         ])
+      ),
+      (
+        "RF64",
+        rf64(
+          [("fmt ", s16fmt), ("data", s16Bytes(randomInt16s(20, seed: 2)))], dataSize: 40,
+          table: [("LIST", 4)])
+      ),
+      (
+        "CAF",
+        caf(
+          cafDesc(rate: 48_000, flags: 0, bytesPerPacket: 4, channels: 2, bits: 16),
+          chunks: [("free", [0, 0, 0])], data: s16Bytes(randomInt16s(20, seed: 3)))
       ),
     ]
     try withTempDir { dir in
@@ -350,7 +509,10 @@ struct BadInputTests {
           #expect(r.err.hasPrefix("pcm-mix: \(input): "), "\(label) cut at \(cut)")
           if cut < dataStart {
             #expect(r.code == 65, "\(label) cut at \(cut): \(r.err)")
-            let known = [truncatedHeader, "no fmt chunk", "no data chunk"]
+            let known = [
+              truncatedHeader, "no fmt chunk", "no data chunk", "ends inside the CAF header",
+              "does not start with a desc chunk",
+            ]
             #expect(known.contains { r.err.contains($0) }, "\(label) cut at \(cut): \(r.err)")
             #expect(!exists(output), "\(label) cut at \(cut)")
           } else {

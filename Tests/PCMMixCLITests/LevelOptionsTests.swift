@@ -5,7 +5,7 @@ import Testing
 /// `--policy limit`, `--ceiling`, `--fade` and the JSON summary of `mix`, and the same options
 /// on `replay`.
 @Suite struct LevelOptionsTests {
-  static let ceiling = Encoder.int16(Float(pow(10, -1.0 / 20)))
+  static let ceiling = PCMEncoder.int16(Float(pow(10, -1.0 / 20)))
 
   /// A full-scale int16 sine, stereo, 48 kHz.
   static func loud(_ frames: Int, hz: Double) -> [Int16] {
@@ -41,7 +41,7 @@ import Testing
         "mix", "--app", "\(dir)/a.wav", "--mic", "\(dir)/b.wav", "-o", "\(dir)/o6.wav",
         "--policy", "limit", "--ceiling", "-6",
       ])
-      let ceiling6 = Int(Encoder.int16(Float(pow(10, -6.0 / 20))))
+      let ceiling6 = Int(PCMEncoder.int16(Float(pow(10, -6.0 / 20))))
       #expect(try readWAV("\(dir)/o6.wav").int16s.map { abs(Int($0)) }.max()! <= ceiling6)
     }
   }

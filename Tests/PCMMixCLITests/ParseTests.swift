@@ -94,6 +94,34 @@ private let goodLines: [GoodLine] = [
       $0.app.format = s16be441
       $0.mic.format = f32le16k
     }),
+  GoodLine(
+    "convert in.wav -o o.wav --phase minimum",
+    {
+      var o = ConvertOptions(input: InputSpec(path: "in.wav"), output: "o.wav")
+      o.phase = .minimum
+      return .convert(o)
+    }()),
+  GoodLine(
+    "convert in.wav -o o.wav --resampler builtin:fast --phase capture",
+    {
+      var o = ConvertOptions(input: InputSpec(path: "in.wav"), output: "o.wav")
+      o.resampler = .builtin(preset: "fast")
+      o.phase = .capture
+      return .convert(o)
+    }()),
+  GoodLine(
+    "mix --app a.wav --mic m.wav -o o.wav --phase linear", mixOptions("a.wav", "m.wav", "o.wav")),
+  GoodLine(
+    "mix --phase minimum --app a.wav --mic m.wav -o o.wav",
+    mixOptions("a.wav", "m.wav", "o.wav") { $0.phase = .minimum }),
+  GoodLine(
+    "replay --app a.raw --app-log a.csv -o o.wav --phase capture",
+    {
+      var o = ReplayOptions(
+        app: ReplayOptions.Log(raw: "a.raw", csv: "a.csv"), mic: nil, output: "o.wav")
+      o.phase = .capture
+      return .replay(o)
+    }()),
   GoodLine("demo", .demo(output: "pcm-mix-demo.wav")),
   GoodLine("demo -o d.wav", .demo(output: "d.wav")),
   GoodLine("--help", .help(topic: nil)),
@@ -132,6 +160,17 @@ private let badLines: [BadLine] = [
   BadLine("convert in.wav -o out.wav --format s24", "--format takes s16 or f32, not 's24'"),
   BadLine("convert in.wav -o out.wav --format s16le", "not 's16le'"),
   BadLine("convert in.wav -o out.wav --format", "--format needs a value"),
+  BadLine("convert in.wav -o out.wav --phase mixed", "--phase takes linear, minimum or capture"),
+  BadLine("convert in.wav -o out.wav --phase", "--phase needs a value"),
+  BadLine(
+    "convert in.wav -o out.wav --resampler src-best --phase minimum",
+    "--phase applies to the built-in resampler; src-best is linear phase"),
+  BadLine(
+    "mix --app a.wav --mic m.wav -o o.wav --phase linear --resampler src-zoh",
+    "--phase applies to the built-in resampler"),
+  BadLine(
+    "replay --app a.raw --app-log a.csv -o o.wav --resampler src-medium --phase minimum",
+    "--phase applies to the built-in resampler"),
   BadLine("convert in.raw -o out.wav --input-format s16:44100:2", "'s16:44100:2' is not"),
   BadLine("convert in.raw -o out.wav --input-format s16le:0:2", "TYPE:RATE:CHANNELS"),
   BadLine("convert in.raw -o out.wav --input-format s16le:44100:0", "TYPE:RATE:CHANNELS"),

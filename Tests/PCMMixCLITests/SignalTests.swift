@@ -7,6 +7,8 @@ import Testing
   import Darwin
 #endif
 
+private let nohupPath = "/usr/bin/nohup"
+
 @Suite("Interrupted runs")
 struct SignalTests {
   /// Converts from a pipe that is kept open, so the executable is mid-run with its temporary
@@ -40,14 +42,16 @@ struct SignalTests {
     }
   }
 
-  /// Under `nohup` SIGHUP is ignored; the CLI's clean-up handler must not undo that.
-  @Test("under nohup, SIGHUP does not stop the run")
+  /// Under `nohup` SIGHUP is ignored; the CLI's clean-up handler must not undo that. (coreutils
+  /// ships `nohup`; where it is missing the test shows as skipped, not as passed.)
+  @Test(
+    "under nohup, SIGHUP does not stop the run",
+    .enabled(
+      if: FileManager.default.isExecutableFile(atPath: nohupPath), "\(nohupPath) is missing"))
   func nohup() throws {
-    let nohup = "/usr/bin/nohup"
-    guard FileManager.default.isExecutableFile(atPath: nohup) else { return }
     try withTempDir { dir in
       let target = "\(dir)/out.wav"
-      let child = try _Child(nohup, [executablePath, "convert", "-", "-o", target])
+      let child = try _Child(nohupPath, [executablePath, "convert", "-", "-o", target])
       defer { child.kill(SIGKILL) }
       child.write(streamingHead)
       #expect(waitFor(seconds: 20) { !tempFiles(in: dir).isEmpty }, "no temporary file appeared")

@@ -57,12 +57,27 @@ func cliOK(
   return r
 }
 
-/// The built `pcm-mix` executable (`swift test` builds every product first).
+/// The built `pcm-mix` executable, which `swift test` builds beside the test bundle whatever the
+/// configuration or scratch path: found next to this process's executable (or a few folders up,
+/// from inside an `.xctest` bundle on macOS); `PCMMIX_EXECUTABLE` overrides it.
 let executablePath: String = {
-  let root = URL(fileURLWithPath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-  return root.appendingPathComponent(".build/debug/pcm-mix").path
+  if let path = ProcessInfo.processInfo.environment["PCMMIX_EXECUTABLE"] { return path }
+  var folder = (Bundle.main.executableURL ?? URL(fileURLWithPath: CommandLine.arguments[0]))
+    .resolvingSymlinksInPath().deletingLastPathComponent()
+  for _ in 0..<4 {
+    let candidate = folder.appendingPathComponent("pcm-mix").path
+    if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    folder = folder.deletingLastPathComponent()
+  }
+  fatalError("pcm-mix is not built beside the tests (set PCMMIX_EXECUTABLE to its path)")
 }()
+
+/// A file under `TestVectors/` (made by the generators with libsndfile, sox and struct).
+func vectorPath(_ relative: String) -> String {
+  URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("TestVectors").appendingPathComponent(relative).path
+}
 
 // MARK: - Temporary folders and files
 
@@ -140,6 +155,17 @@ func riff(
   return Array(magic.utf8) + le(riffSize ?? body.count, 4) + body
 }
 
+/// A RIFX file (big-endian RIFF): the chunks in order, sizes big-endian, each padded to an even
+/// size; the bodies are written as given.
+func rifx(_ chunks: [(id: String, body: [UInt8])]) -> [UInt8] {
+  var body = Array("WAVE".utf8)
+  for chunk in chunks {
+    body += Array(chunk.id.utf8) + be(chunk.body.count, 4) + chunk.body
+    if chunk.body.count % 2 == 1 { body.append(0) }
+  }
+  return Array("RIFX".utf8) + be(body.count, 4) + body
+}
+
 /// A `fmt ` chunk body: 16 bytes, or 18 with `cbSize` 0 when `cbSize` is asked for.
 func fmtBody(
   tag: Int, channels: Int, rate: Int, bits: Int, blockAlign: Int? = nil, cbSize: Int? = nil
@@ -171,6 +197,53 @@ func wav(tag: Int = 1, channels: Int, rate: Int, bits: Int, data: [UInt8]) -> [U
 /// A 44-byte-header s16 WAV file of interleaved `samples`.
 func wavS16(_ samples: [Int16], channels: Int, rate: Int) -> [UInt8] {
   wav(channels: channels, rate: rate, bits: 16, data: s16Bytes(samples))
+}
+
+/// Big-endian bytes of `value`'s low `count` bytes.
+func be(_ value: Int, _ count: Int) -> [UInt8] {
+  (0..<count).reversed().map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+}
+
+/// A CAF `desc` chunk (header and 32-byte body).
+func cafDesc(
+  rate: Double, formatID: String = "lpcm", flags: Int = 2, bytesPerPacket: Int,
+  framesPerPacket: Int = 1, channels: Int, bits: Int
+) -> [UInt8] {
+  Array("desc".utf8) + be(32, 8) + be(Int(truncatingIfNeeded: rate.bitPattern), 8)
+    + Array(formatID.utf8)
+    + be(flags, 4) + be(bytesPerPacket, 4) + be(framesPerPacket, 4) + be(channels, 4)
+    + be(bits, 4)
+}
+
+/// A CAF file: version 1, `chunks` as given (each `(type, body)`, sizes from the bodies unless
+/// `sizes` names them), then a `data` chunk with its edit count and `data` (its size field
+/// `dataSize`, by default 4 + the bytes).
+func caf(
+  _ desc: [UInt8], chunks: [(String, [UInt8])] = [], data: [UInt8], dataSize: Int? = nil,
+  sizes: [String: Int] = [:]
+) -> [UInt8] {
+  var bytes = Array("caff".utf8) + be(1, 2) + be(0, 2) + desc
+  for (type, body) in chunks {
+    bytes += Array(type.utf8) + be(sizes[type] ?? body.count, 8) + body
+  }
+  return bytes + Array("data".utf8) + be(dataSize ?? 4 + data.count, 8) + be(0, 4) + data
+}
+
+/// An RF64 (or BW64) file: a `ds64` chunk (`ds64Size` overrides its size field; `table` its
+/// entries), then `chunks`; every chunk named in `wide` gets the 32-bit size 0xFFFFFFFF.
+func rf64(
+  _ chunks: [(id: String, body: [UInt8])], dataSize: Int, table: [(String, Int)] = [],
+  ds64Size: Int? = nil, wide: Set<String> = ["data"], magic: String = "RF64"
+) -> [UInt8] {
+  var ds64 = le(0, 8) + le(dataSize, 8) + le(0, 8) + le(table.count, 4)
+  for (id, size) in table { ds64 += Array(id.utf8) + le(size, 8) }
+  var body = Array("WAVE".utf8) + Array("ds64".utf8) + le(ds64Size ?? ds64.count, 4) + ds64
+  for chunk in chunks {
+    body += Array(chunk.id.utf8) + le(wide.contains(chunk.id) ? 0xFFFF_FFFF : chunk.body.count, 4)
+    body += chunk.body
+    if chunk.body.count % 2 == 1 { body.append(0) }
+  }
+  return Array(magic.utf8) + le(0xFFFF_FFFF, 4) + body
 }
 
 /// Int16 samples as little-endian (or big-endian) bytes.

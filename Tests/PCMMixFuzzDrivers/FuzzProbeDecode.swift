@@ -1,7 +1,7 @@
 import PCMMix
 
 /// Builds a ``StreamDescription`` from the first bytes, probes it, and when it probes decodes
-/// the rest of the input with ``Decoder``; traps when a property fails.
+/// the rest of the input with ``PCMDecoder``; traps when a property fails.
 ///
 public enum FuzzProbeDecode {
   static let rates: [Double] = [8_000, 11_025, 16_000, 22_050, 32_000, 44_100, 48_000, 96_000]
@@ -47,7 +47,7 @@ public enum FuzzProbeDecode {
       capacity: max(1, frames.count * outChannels))
     defer { out.deallocate() }
     rest.withUnsafeBytes { raw in
-      Decoder.decode(
+      PCMDecoder.decode(
         raw, format: format, totalFrames: total, frames: frames, outputChannels: outChannels,
         into: out)
     }

@@ -159,14 +159,14 @@ public func referenceSNR(_ out: [Float], _ ref: [Float], channel: Int, range: Ra
   return 10 * log10(signal / max(noise, 1e-300))
 }
 
-/// Little-endian s16 bytes with `channels` channels to float, through the ``Decoder``.
+/// Little-endian s16 bytes with `channels` channels to float, through the ``PCMDecoder``.
 public func decodeS16(_ bytes: [UInt8], channels: Int) -> [Float] {
   let format = PCMFormat(sampleRate: 48_000, channelCount: channels, sampleType: .s16)
   let frames = bytes.count / format.bytesPerFrame
   var out = [Float](repeating: .nan, count: frames * channels)
   bytes.withUnsafeBytes { src in
     out.withUnsafeMutableBufferPointer {
-      Decoder.decode(
+      PCMDecoder.decode(
         src, format: format, totalFrames: frames, frames: 0..<frames, outputChannels: channels,
         into: $0)
     }

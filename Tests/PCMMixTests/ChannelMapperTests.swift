@@ -32,7 +32,7 @@ import Testing
     #expect(mono.count == v["frames"] as! Int)
 
     let stereo = Self.map(mono, from: 1, to: 2)
-    #expect(stereo.map(Encoder.int16) == expected)
+    #expect(stereo.map(PCMEncoder.int16) == expected)
     for f in 0..<mono.count {
       #expect(stereo[2 * f].bitPattern == mono[f].bitPattern)
       #expect(stereo[2 * f + 1].bitPattern == mono[f].bitPattern)
@@ -98,7 +98,7 @@ import Testing
     }
     let mono = Self.map(decodeS16(bytes, channels: 2), from: 2, to: 1)
     for (i, (l, r)) in pairs.enumerated() {
-      #expect(Encoder.int16(mono[i]) == Int16((Int(l) + Int(r)) / 2), "\(l), \(r)")
+      #expect(PCMEncoder.int16(mono[i]) == Int16((Int(l) + Int(r)) / 2), "\(l), \(r)")
     }
   }
 }

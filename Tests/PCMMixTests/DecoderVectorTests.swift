@@ -34,7 +34,7 @@ import Testing
       var out = [Float](repeating: sentinel, count: range.count * channels + 1)
       bytes.withUnsafeBytes { src in
         out.withUnsafeMutableBufferPointer { dst in
-          Decoder.decode(
+          PCMDecoder.decode(
             src, format: format, totalFrames: frames, frames: range, outputChannels: channels,
             into: dst)
         }
@@ -88,7 +88,7 @@ import Testing
     }
   }
 
-  // MARK: - Encoder
+  // MARK: - PCMEncoder
 
   @Test func encodeVector() throws {
     let v = try #require(Vectors.family("encode").first)
@@ -97,9 +97,9 @@ import Testing
     #expect(input.count == v["count"] as! Int)
     #expect(expected.count == input.count)
     var mismatches: [String] = []
-    for (i, x) in input.enumerated() where Encoder.int16(x) != expected[i] {
+    for (i, x) in input.enumerated() where PCMEncoder.int16(x) != expected[i] {
       mismatches.append(
-        "\(x) (0x\(String(x.bitPattern, radix: 16))) → \(Encoder.int16(x)), expected \(expected[i])"
+        "\(x) (0x\(String(x.bitPattern, radix: 16))) → \(PCMEncoder.int16(x)), expected \(expected[i])"
       )
     }
     #expect(mismatches.isEmpty, "\(mismatches.count) mismatches: \(mismatches.prefix(8))")
@@ -107,25 +107,25 @@ import Testing
     // The buffer form and the little-endian byte form agree with the scalar one.
     var out = [Int16](repeating: 0, count: input.count)
     input.withUnsafeBufferPointer { i in
-      out.withUnsafeMutableBufferPointer { Encoder.encode(i, into: $0) }
+      out.withUnsafeMutableBufferPointer { PCMEncoder.encode(i, into: $0) }
     }
     #expect(out == expected)
     var bytes = [UInt8](repeating: 0, count: input.count * 2)
     let written = input.withUnsafeBufferPointer { i in
-      bytes.withUnsafeMutableBytes { Encoder.encodeLittleEndian(i, as: .s16, into: $0) }
+      bytes.withUnsafeMutableBytes { PCMEncoder.encodeLittleEndian(i, as: .s16, into: $0) }
     }
     #expect(written == input.count * 2)
     #expect(bytes == (try Vectors.bytes(v["expectedFile"] as! String)))
   }
 
   @Test func encodeNonFinite() {
-    #expect(Encoder.int16(.nan) == 0)
-    #expect(Encoder.int16(-.nan) == 0)
-    #expect(Encoder.int16(.signalingNaN) == 0)
-    #expect(Encoder.int16(.infinity) == .max)
-    #expect(Encoder.int16(-.infinity) == .min)
-    #expect(Encoder.int16(.greatestFiniteMagnitude) == .max)
-    #expect(Encoder.int16(-.greatestFiniteMagnitude) == .min)
+    #expect(PCMEncoder.int16(.nan) == 0)
+    #expect(PCMEncoder.int16(-.nan) == 0)
+    #expect(PCMEncoder.int16(.signalingNaN) == 0)
+    #expect(PCMEncoder.int16(.infinity) == .max)
+    #expect(PCMEncoder.int16(-.infinity) == .min)
+    #expect(PCMEncoder.int16(.greatestFiniteMagnitude) == .max)
+    #expect(PCMEncoder.int16(-.greatestFiniteMagnitude) == .min)
   }
 
   @Test func encodeRoundingRule() {
@@ -137,7 +137,7 @@ import Testing
       (-32767.5 / 32768, -32767), (1.5, 32767), (-1.5, -32768),
     ]
     for (x, want) in cases {
-      #expect(Encoder.int16(x) == want, "\(x * 32768) / 32768")
+      #expect(PCMEncoder.int16(x) == want, "\(x * 32768) / 32768")
     }
   }
 
@@ -148,12 +148,12 @@ import Testing
     var floats = [Float](repeating: 0, count: all.count)
     all.withUnsafeBytes { src in
       floats.withUnsafeMutableBufferPointer {
-        Decoder.decode(
+        PCMDecoder.decode(
           src, format: format, totalFrames: all.count, frames: 0..<all.count, outputChannels: 1,
           into: $0)
       }
     }
-    let back = floats.map(Encoder.int16)
+    let back = floats.map(PCMEncoder.int16)
     #expect(back == all)
   }
 }

@@ -651,7 +651,7 @@ import Testing
     Self.push(&mixer, .app, app)
     Self.push(&mixer, .mic, mic)
     let int = Self.mixInt16(&mixer)
-    #expect(int == [Encoder.int16(0.75 * k), Encoder.int16(-0.375 * k)], "mixed, int16")
+    #expect(int == [PCMEncoder.int16(0.75 * k), PCMEncoder.int16(-0.375 * k)], "mixed, int16")
     // One side against silence: one-frame deliveries make the lag bound one frame, so the
     // first frame goes out when the second arrives.
     for (side, frame) in [(Side.app, app), (.mic, mic)] {
@@ -714,7 +714,7 @@ import Testing
           } else {
             let out = Self.mixInt16(&mixer, room: room)
             written += out.count / 2
-            #expect(Self.mismatch(out, expected.map(Encoder.int16)) == nil, "\(label) op \(op)")
+            #expect(Self.mismatch(out, expected.map(PCMEncoder.int16)) == nil, "\(label) op \(op)")
           }
         default:
           let side: Side = Bool.random(using: &rng) ? .app : .mic

@@ -10,12 +10,12 @@ import Testing
   static func check(_ values: [Float]) {
     var simd = [Int16](repeating: 0, count: values.count)
     values.withUnsafeBufferPointer { v in
-      simd.withUnsafeMutableBufferPointer { Encoder.encode(v, into: $0) }
+      simd.withUnsafeMutableBufferPointer { PCMEncoder.encode(v, into: $0) }
     }
     var mismatches = 0
-    for (x, y) in zip(values, simd) where Encoder.int16(x) != y {
+    for (x, y) in zip(values, simd) where PCMEncoder.int16(x) != y {
       if mismatches < 5 {
-        Issue.record("\(x) (\(x.bitPattern)): scalar \(Encoder.int16(x)), simd \(y)")
+        Issue.record("\(x) (\(x.bitPattern)): scalar \(PCMEncoder.int16(x)), simd \(y)")
       }
       mismatches += 1
     }
@@ -55,7 +55,7 @@ import Testing
       var bytes = [UInt8](repeating: 0, count: 2 * values.count + offset)
       let written = values.withUnsafeBufferPointer { v in
         bytes.withUnsafeMutableBytes {
-          Encoder.encodeLittleEndian(
+          PCMEncoder.encodeLittleEndian(
             v, as: .s16, into: UnsafeMutableRawBufferPointer(rebasing: $0[offset...]))
         }
       }
@@ -63,7 +63,7 @@ import Testing
       for (i, x) in values.enumerated() {
         let v = Int16(
           bitPattern: UInt16(bytes[offset + 2 * i]) | UInt16(bytes[offset + 2 * i + 1]) << 8)
-        #expect(v == Encoder.int16(x))
+        #expect(v == PCMEncoder.int16(x))
       }
     }
   }

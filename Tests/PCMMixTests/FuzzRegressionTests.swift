@@ -14,7 +14,7 @@ import Testing
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fuzz")
 
-  static let targets = ["FuzzWAV", "FuzzProbeDecode", "FuzzPipeline"]
+  static let targets = ["FuzzWAV", "FuzzContainers", "FuzzProbeDecode", "FuzzPipeline"]
 
   /// Every replayable input: `(target, path relative to Fuzz/)`.
   fileprivate static let inputs: [_FuzzInput] = {
@@ -36,6 +36,7 @@ import Testing
     let bytes = [UInt8](try Data(contentsOf: Self.fuzzRoot.appendingPathComponent(input.path)))
     switch input.target {
     case "FuzzWAV": FuzzWAV.run(bytes)
+    case "FuzzContainers": FuzzContainers.run(bytes)
     case "FuzzProbeDecode": FuzzProbeDecode.run(bytes)
     default: FuzzPipeline.run(bytes)
     }
@@ -48,7 +49,7 @@ import Testing
   }
 
   /// Found by FuzzWAV (`Fuzz/Regressions/FuzzWAV/s32-full-scale-decodes-to-1.wav`): s32 values
-  /// within 64 of `Int32.max` round to exactly 1.0 in Float32. The ``Decoder`` now documents
+  /// within 64 of `Int32.max` round to exactly 1.0 in Float32. The ``PCMDecoder`` now documents
   /// that (integers map onto [-1, 1], and 8/16/24-bit values onto [-1, 1)): nothing is clamped,
   /// so the decode is the nearest Float32, as the reference vectors expect.
   @Test func s32FullScaleDecodesToOne() {
@@ -57,7 +58,7 @@ import Testing
     var out: [Float] = [0]
     bytes.withUnsafeBytes { raw in
       out.withUnsafeMutableBufferPointer {
-        Decoder.decode(
+        PCMDecoder.decode(
           raw, format: format, totalFrames: 1, frames: 0..<1, outputChannels: 1, into: $0)
       }
     }

@@ -8,7 +8,7 @@ import Testing
 /// no change to where audio lands.
 @Suite struct LimitPolicyTests {
   static let ceiling = Float(pow(10, -1.0 / 20))  // −1 dBFS
-  static let ceilingInt16 = Encoder.int16(ceiling)
+  static let ceilingInt16 = PCMEncoder.int16(ceiling)
 
   /// Two sources through a clocked pipeline with `policy`; the output, Float32 and int16.
   static func clocked(
@@ -25,7 +25,7 @@ import Testing
     // An int16 pull is the encoder on these very floats (`pull(into:)` for Int16).
     var int16 = [Int16](repeating: 0, count: float.count)
     float.withUnsafeBufferPointer { f in
-      int16.withUnsafeMutableBufferPointer { Encoder.encode(f, into: $0) }
+      int16.withUnsafeMutableBufferPointer { PCMEncoder.encode(f, into: $0) }
     }
     return (float, int16, runner.pipeline.meters)
   }
@@ -111,7 +111,7 @@ import Testing
       let n = outF.withUnsafeMutableBufferPointer { mixer.mix(into: $0) }
       #expect(n == 480)
       peak = max(peak, outF.map(abs).max()!)
-      #expect(outF.allSatisfy { abs(Encoder.int16($0)) <= Self.ceilingInt16 })
+      #expect(outF.allSatisfy { abs(PCMEncoder.int16($0)) <= Self.ceilingInt16 })
     }
     #expect(peak <= Self.ceiling)
     #expect(mixer.meters.limitedSamples > 0)

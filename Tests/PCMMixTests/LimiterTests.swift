@@ -69,7 +69,7 @@ import Testing
   func nothingPassesTheCeiling(lookahead: Int, ceilingDB: Double) {
     let frames = Self.rate / 2
     let decimal = Float(pow(10, ceilingDB / 20))
-    let ceilingInt16 = Encoder.int16(decimal)
+    let ceilingInt16 = PCMEncoder.int16(decimal)
     let noises = Self.sum(
       Self.noise(1, frames: frames, amplitude: 1), Self.noise(2, frames: frames, amplitude: 1))
     let sines = Self.sum(
@@ -81,7 +81,7 @@ import Testing
       let peak = out.reduce(0) { max($0, abs($1)) }
       #expect(peak <= limiter.ceiling, "\(name): peak \(peak)")
       #expect(peak >= limiter.ceiling * 0.99, "\(name): the limiter should use its headroom")
-      let over = out.filter { abs(Int(Encoder.int16($0))) > Int(ceilingInt16) }
+      let over = out.filter { abs(Int(PCMEncoder.int16($0))) > Int(ceilingInt16) }
       #expect(over.isEmpty, "\(name): \(over.count) int16 samples past \(ceilingInt16)")
       #expect(limiter.reducedSamples > 0)
       #expect(limiter.takeMinimumGainDB() < ceilingDB - 6.0 + 0.5)

@@ -118,7 +118,7 @@ import Testing
       b.append(.random(in: .min ... .max, using: &g))
     }
     let n = a.count
-    // Left: app a, mic b; right: app b, mic a. Int16 → float is x / 32768, as the Decoder does.
+    // Left: app a, mic b; right: app b, mic a. Int16 → float is x / 32768, as the PCMDecoder does.
     var app = [Float](repeating: 0, count: 2 * n)
     var mic = [Float](repeating: 0, count: 2 * n)
     for i in 0..<n {

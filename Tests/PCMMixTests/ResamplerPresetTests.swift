@@ -267,7 +267,7 @@ import Testing
       let n = rate / 4
       let x = (0..<n).map { Float(0.5 * cos(2 * .pi * f * Double($0) / Double(rate))) }
       var r = PolyphaseResampler(inputRate: rate, outputRate: 48000, channelCount: 1)
-      let y = resampleAligned(&r, x).map { Float(Encoder.int16($0)) / 32768 }
+      let y = resampleAligned(&r, x).map { Float(PCMEncoder.int16($0)) / 32768 }
       let fit = ToneFit(y, frequency: f / 48000, range: 1200..<(y.count - 1200))
       print("int16 \(rate) Hz → 48 kHz, \(Int(f)) Hz: SNR \(String(format: "%.2f", fit.snrDB)) dB")
       #expect(fit.snrDB >= floor - 1, "\(f) Hz: \(fit.snrDB) dB, floor \(floor) dB")

@@ -163,7 +163,7 @@ import Testing
     try Self.checkFloatMix(Self.lagAboveLongestBuffer, label: "maxLagFrames 9600")
   }
 
-  /// The int16 mix is the float mix encoded by ``Encoder/int16(_:)``, sample for sample. At
+  /// The int16 mix is the float mix encoded by ``PCMEncoder/int16(_:)``, sample for sample. At
   /// every mix call a copy of the mixer takes the other output type; which one the pipeline
   /// itself continues with alternates, so both paths carry the stream's state.
   @Test(arguments: [false, true])
@@ -195,6 +195,6 @@ import Testing
     }
     #expect(floats.count == 2 * scene.outputFrames)
     #expect(ints.count == floats.count)
-    #expect(ints == floats.map(Encoder.int16))
+    #expect(ints == floats.map(PCMEncoder.int16))
   }
 }

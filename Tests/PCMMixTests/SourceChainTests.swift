@@ -135,7 +135,7 @@ import Testing
     #expect(Self.firstDifference(out.output, input.map { Float($0) / 32768 }) == nil)
     var encoded = [Int16](repeating: 0, count: out.output.count)
     out.output.withUnsafeBufferPointer { src in
-      encoded.withUnsafeMutableBufferPointer { Encoder.encode(src, into: $0) }
+      encoded.withUnsafeMutableBufferPointer { PCMEncoder.encode(src, into: $0) }
     }
     #expect(encoded == input, "s16 → float → s16 round trip")
     #expect(chain.framesIn == 4800 && chain.framesOut == 4800)

@@ -24,6 +24,7 @@ private struct WAVVector: Sendable, CustomTestStringConvertible {
   var dataSizeField = 0
   var truncated = false
   var claimedFrames: Int?
+  var strayBytes = 0
   var samplesFile = ""
   // Broken files.
   var error = ""
@@ -44,6 +45,7 @@ private struct WAVVector: Sendable, CustomTestStringConvertible {
     dataSizeField = d["dataSizeField"] as? Int ?? 0
     truncated = d["truncated"] as? Bool ?? false
     claimedFrames = d["claimedFrames"] as? Int
+    strayBytes = d["strayBytes"] as? Int ?? 0
     samplesFile = d["samplesFile"] as? String ?? ""
     error = d["error"] as? String ?? ""
     encodingName = d["encodingName"] as? String
@@ -60,11 +62,10 @@ private let wavVectors = Vectors.family("wav").map(WAVVector.init)
 private let validVectors = wavVectors.filter(\.valid)
 private let brokenVectors = wavVectors.filter { !$0.valid }
 
-/// The case name of `error`, as the manifest spells it.
-private func caseName(_ error: WAVError) -> String {
+/// The case name of `error`, as the manifests spell it.
+func caseName(_ error: WAVError) -> String {
   switch error {
   case .notRIFF: "notRIFF"
-  case .bigEndianRIFX: "bigEndianRIFX"
   case .notWAVE: "notWAVE"
   case .truncatedHeader: "truncatedHeader"
   case .dataBeforeFormat: "dataBeforeFormat"
@@ -77,12 +78,21 @@ private func caseName(_ error: WAVError) -> String {
   case .invalidSampleRate: "invalidSampleRate"
   case .blockAlignMismatch: "blockAlignMismatch"
   case .tooManyChannels: "tooManyChannels"
+  case .ds64Missing: "ds64Missing"
+  case .ds64TooShort: "ds64TooShort"
+  case .truncatedCAFHeader: "truncatedCAFHeader"
+  case .unsupportedCAFVersion: "unsupportedCAFVersion"
+  case .cafDescriptionMissing: "cafDescriptionMissing"
+  case .cafDescription: "cafDescription"
+  case .unsupportedCAFEncoding: "unsupportedCAFEncoding"
+  case .invalidCAFChunkSize: "invalidCAFChunkSize"
+  case .cafDataMissing: "cafDataMissing"
   case .io: "io"
   }
 }
 
 /// A memory source that hands out 1 … 7 bytes per read and does not know its length, as a pipe.
-private struct TrickleSource: ByteSource {
+struct TrickleSource: ByteSource {
   var inner: MemorySource
   var random: SplitMix64
 
@@ -113,7 +123,7 @@ func readAllFloat<S: ByteSource>(_ reader: inout WAVReader<S>, chunkFrames: Int 
 }
 
 /// Every remaining raw audio byte through `read(into:)`, `chunkFrames` frames per call at most.
-private func readAllRaw<S: ByteSource>(_ reader: inout WAVReader<S>, chunkFrames: Int) throws
+func readAllRaw<S: ByteSource>(_ reader: inout WAVReader<S>, chunkFrames: Int) throws
   -> [UInt8]
 {
   let frameBytes = reader.format.bytesPerFrame
@@ -157,10 +167,12 @@ struct WAVReaderTests {
       #expect(reader.claimedFrames == nil)
     }
     if let claimed = v.claimedFrames { #expect(reader.claimedFrames == claimed) }
+    #expect(reader.strayByteCount == v.strayBytes)
     let samples = try readAllFloat(&reader, chunkFrames: 7)
     #expect(bits(samples) == bits(expected))
     #expect(reader.framesRead == v.frames)
     #expect(reader.isTruncated == v.truncated)
+    #expect(reader.strayByteCount == v.strayBytes)
   }
 
   @Test("valid vector through a 1 … 7 byte trickle of unknown length", arguments: validVectors)
@@ -176,6 +188,7 @@ struct WAVReaderTests {
       #expect(try readAllRaw(&reader, chunkFrames: Int(seed)) == dataBytes)
       #expect(reader.framesRead == v.frames)
       #expect(reader.isTruncated == v.truncated)
+      #expect(reader.strayByteCount == v.strayBytes)
 
       var floatReader = try WAVReader(source: TrickleSource(bytes, seed: seed &+ 100))
       #expect(bits(try readAllFloat(&floatReader, chunkFrames: 5)) == bits(expected))
@@ -364,12 +377,16 @@ struct WAVReaderTests {
   @Test("errors print as one lower-case line")
   func errorDescriptions() {
     let all: [WAVError] = [
-      .notRIFF, .bigEndianRIFX, .notWAVE, .truncatedHeader, .dataBeforeFormat,
+      .notRIFF, .notWAVE, .truncatedHeader, .dataBeforeFormat,
       .formatChunkMissing, .formatChunkTooShort(14), .missingDataChunk,
       .unsupportedEncoding(tag: 7, name: "mu-law"),
       .unsupportedEncoding(tag: 0x1234, name: "format tag 0x1234"),
       .unsupportedBitDepth(bits: 12, formatTag: 1), .zeroChannels, .invalidSampleRate(0),
-      .blockAlignMismatch(2, expected: 4), .tooManyChannels(65),
+      .blockAlignMismatch(2, expected: 4), .tooManyChannels(65), .ds64Missing, .ds64TooShort(20),
+      .truncatedCAFHeader, .unsupportedCAFVersion(2), .cafDescriptionMissing,
+      .cafDescription("2 frames per packet (linear PCM has 1)"),
+      .unsupportedCAFEncoding(formatID: "aac ", name: "AAC"),
+      .invalidCAFChunkSize(type: "free", size: -5), .cafDataMissing,
       .io("write: no space left on device"),
     ]
     for error in all {

@@ -140,7 +140,7 @@ struct WAVWriterTests {
     #expect(!reader.isTruncated)
   }
 
-  @Test("int16 encoding rounds ties toward zero and clamps, as Encoder does")
+  @Test("int16 encoding rounds ties toward zero and clamps, as PCMEncoder does")
   func s16Encoding() throws {
     let samples: [Float] = [1.5, -1.5, 2.5 / 32768, -2.5 / 32768, 2.6 / 32768, 0.99999]
     var writer = try WAVWriter(
@@ -151,7 +151,7 @@ struct WAVWriterTests {
     let values = stride(from: data.startIndex, to: data.endIndex, by: 2).map {
       Int16(truncatingIfNeeded: le(writer.sink.bytes, $0, 2))
     }
-    #expect(values == samples.map(Encoder.int16))
+    #expect(values == samples.map(PCMEncoder.int16))
     #expect(values == [32767, -32768, 2, -2, 3, 32767])
   }
 
@@ -311,6 +311,136 @@ struct WAVWriterTests {
     #expect(le(writer.sink.bytes, 40) == 0x3FFFF)
     var reader = try WAVReader(source: MemorySource(writer.sink.bytes))
     #expect(reader.format.channelCount == 64)
+    #expect(bits(try readAllFloat(&reader)) == bits(samples))
+  }
+}
+
+/// The RF64 reservation: a `JUNK` chunk first, turned into `ds64` by `finish()` only when the
+/// sizes do not fit 32 bits (the tests lower that limit to stand in for 4 GiB).
+@Suite("WAVWriter RF64")
+struct WAVWriterRF64Tests {
+  /// An s16 stereo writer on a memory sink, reserving RF64.
+  private func reservingWriter(_ sink: MemorySink = MemorySink()) throws -> WAVWriter<MemorySink> {
+    try WAVWriter(
+      sink: sink, sampleRate: 48_000, channelCount: 2, sampleType: .s16, reservingRF64: true)
+  }
+
+  @Test("below the limit: a plain RIFF file with a JUNK chunk first, the same audio bytes")
+  func reservedButSmall() throws {
+    let samples = s16Samples(frames: 700, channels: 2, seed: 21)
+    var plain = try WAVWriter(
+      sink: MemorySink(), sampleRate: 48_000, channelCount: 2, sampleType: .s16)
+    try samples.withUnsafeBufferPointer { try plain.write($0) }
+    #expect(try plain.finish())
+    #expect(!plain.reservesRF64 && plain.dataOffset == 44)
+
+    var writer = try reservingWriter()
+    try writeInPieces(&writer, samples, seed: 22)
+    #expect(try writer.finish())
+    #expect(writer.reservesRF64 && !writer.isRF64)
+    let bytes = writer.sink.bytes
+    #expect(writer.dataOffset == 44 + 36)
+    #expect(Array(bytes[0..<4]) == Array("RIFF".utf8))
+    #expect(le(bytes, 4) == bytes.count - 8)
+    #expect(Array(bytes[8..<16]) == Array("WAVEJUNK".utf8))
+    #expect(le(bytes, 16) == 28)
+    #expect(bytes[20..<48].allSatisfy { $0 == 0 })
+    // After the JUNK chunk, the plain file's fmt and data chunks byte for byte.
+    #expect(Array(bytes[48...]) == Array(plain.sink.bytes[12...]))
+    var reader = try AudioFileReader(source: MemorySource(bytes))
+    #expect(reader.container == .wav)
+    #expect(reader.claimedFrames == 700)
+    #expect(bits(try readAllFloat(&reader)) == bits(samples))
+  }
+
+  @Test(
+    "past the limit: RF64 with a ds64 chunk, read back whole", arguments: [SampleType.s16, .f32])
+  func promoted(type: SampleType) throws {
+    let frames = 1_000
+    let samples =
+      type == .s16
+      ? s16Samples(frames: frames, channels: 2, seed: 23)
+      : f32Samples(frames: frames, channels: 2, seed: 23)
+    var writer = try WAVWriter(
+      sink: MemorySink(), sampleRate: 44_100, channelCount: 2, sampleType: type,
+      reservingRF64: true)
+    writer.largestRIFFSize = 2_000
+    try writeInPieces(&writer, samples, seed: 24)
+    #expect(try writer.finish())
+    #expect(writer.isRF64)
+    let bytes = writer.sink.bytes
+    let dataBytes = frames * 2 * type.bytesPerSample
+    #expect(bytes.count == writer.dataOffset + dataBytes)
+    #expect(Array(bytes[0..<4]) == Array("RF64".utf8))
+    #expect(le(bytes, 4) == 0xFFFF_FFFF)
+    #expect(Array(bytes[8..<16]) == Array("WAVEds64".utf8))
+    #expect(le(bytes, 16) == 28)
+    #expect(le(bytes, 20, 8) == bytes.count - 8)
+    #expect(le(bytes, 28, 8) == dataBytes)
+    #expect(le(bytes, 36, 8) == frames)
+    #expect(le(bytes, 44) == 0)
+    #expect(le(bytes, writer.dataOffset - 4) == 0xFFFF_FFFF)
+    var reader = try AudioFileReader(source: MemorySource(bytes))
+    #expect(reader.container == .rf64)
+    #expect(reader.claimedFrames == frames)
+    #expect(reader.expectedFrames == frames)
+    #expect(bits(try readAllFloat(&reader)) == bits(samples))
+    #expect(!reader.isTruncated)
+    // Through a pipe-like trickle, too: the sizes come from the ds64 chunk.
+    var trickle = try AudioFileReader(source: TrickleSource(bytes, seed: 5))
+    #expect(trickle.claimedFrames == frames)
+    #expect(bits(try readAllFloat(&trickle)) == bits(samples))
+  }
+
+  @Test("a finish() below the limit, more frames, a finish() past it: RIFF, then RF64")
+  func growsIntoRF64() throws {
+    let samples = s16Samples(frames: 600, channels: 2, seed: 25)
+    var writer = try reservingWriter()
+    writer.largestRIFFSize = 1_500
+    try samples[0..<400].withUnsafeBufferPointer { try writer.write($0) }
+    #expect(try writer.finish())
+    #expect(!writer.isRF64)
+    #expect(try AudioFileReader(source: MemorySource(writer.sink.bytes)).claimedFrames == 200)
+    try samples[400...].withUnsafeBufferPointer { try writer.write($0) }
+    #expect(try writer.finish())
+    #expect(writer.isRF64)
+    var reader = try AudioFileReader(source: MemorySource(writer.sink.bytes))
+    #expect(reader.container == .rf64 && reader.claimedFrames == 600)
+    #expect(bits(try readAllFloat(&reader)) == bits(samples))
+  }
+
+  @Test("4 GiB of f32 stereo at the real limit: RF64 sizes in 64 bits")
+  func realLimit() throws {
+    var writer = try WAVWriter(
+      sink: HeaderSink(), sampleRate: 48_000, channelCount: 2, sampleType: .f32,
+      reservingRF64: true)
+    #expect(writer.reservesRF64 && writer.dataOffset == 46 + 36)
+    // The case: 4.34 GB, 542,500,000 frames; libsndfile stopped at 536,870,911.
+    let frames = 542_500_000
+    writer.dataByteCount = frames * 8
+    #expect(try writer.finish())
+    let header = writer.sink.header
+    #expect(Array(header[0..<4]) == Array("RF64".utf8))
+    #expect(le(header, 28, 8) == frames * 8)
+    #expect(le(header, 36, 8) == frames)
+    #expect(le(header, 20, 8) == writer.dataOffset - 8 + frames * 8)
+    #expect(writer.sink.position == writer.dataOffset + frames * 8)
+    // One byte less than the RIFF limit stays RIFF.
+    writer.dataByteCount = Int(UInt32.max) - 1 - (writer.dataOffset - 8)
+    #expect(try writer.finish())
+    #expect(Array(writer.sink.header[0..<4]) == Array("RIFF".utf8))
+    #expect(le(writer.sink.header, 4) == Int(UInt32.max) - 1)
+  }
+
+  @Test("an unseekable sink gets no JUNK chunk and keeps the streaming marker")
+  func unseekable() throws {
+    let samples = s16Samples(frames: 50, channels: 2, seed: 26)
+    var writer = try reservingWriter(MemorySink(isSeekable: false))
+    #expect(!writer.reservesRF64 && writer.dataOffset == 44)
+    try samples.withUnsafeBufferPointer { try writer.write($0) }
+    #expect(try writer.finish() == false)
+    #expect(le(writer.sink.bytes, 4) == 0xFFFF_FFFF)
+    var reader = try AudioFileReader(source: MemorySource(writer.sink.bytes))
     #expect(bits(try readAllFloat(&reader)) == bits(samples))
   }
 }

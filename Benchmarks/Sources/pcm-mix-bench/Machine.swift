@@ -17,6 +17,11 @@ enum Machine {
     return "unknown"
   }
 
+  /// The one-minute load average from /proc/loadavg (nan when unreadable).
+  static var loadAverage: Double {
+    readTextFile("/proc/loadavg")?.split(separator: " ").first.flatMap { Double($0) } ?? .nan
+  }
+
   /// Processors online.
   static var cores: Int { sysconf(Int32(_SC_NPROCESSORS_ONLN)) }
 

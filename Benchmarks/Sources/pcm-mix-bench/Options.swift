@@ -6,12 +6,15 @@ struct Options {
   var jsonPath: String?
   /// Runs only rows whose `section/row` name contains this (case-insensitive).
   var filter: String?
+  /// Where `--plots` writes the figures; when set, the figures are made instead of the tables.
+  var plotsDirectory: String?
 
   /// `seconds / 60`: the factor every section's length is scaled by.
   var scale: Double { seconds / 60 }
 
   static let usage = """
     usage: pcm-mix-bench [--seconds S] [--json FILE] [--filter SUBSTRING]
+           pcm-mix-bench --plots DIR [--seconds S] [--filter SUBSTRING]
 
       --seconds S      seconds of audio in the capture scene (default 60); every section scales
                        with it (the CLI files are 10 s per scene second: 10 minutes by default;
@@ -21,6 +24,12 @@ struct Options {
       --filter SUB     run only the rows whose SECTION/ROW name contains SUB (case-insensitive):
                        sections capture, stages, resamplers, cli, timing; e.g. soxr, src-,
                        44100, capture/builtin, cli/sox, timing/drift
+      --plots DIR      measure and draw the figures instead, as SVG files in DIR:
+                       plot-response-44100-48000.svg, plot-response-96000-44100.svg (stepped
+                       sines), plot-spectrogram-96000-44100.svg (a sine sweep),
+                       plot-callback-latency.svg (the capture scene), plot-alignment-hour.svg
+                       (the timing section's hour); --filter picks figures by file name,
+                       --seconds scales the capture scene and the hour
     """
 
   /// Parses the arguments after the program name.
@@ -42,9 +51,15 @@ struct Options {
       case "--filter":
         guard let v = rest.popFirst() else { return .failure(.bad("--filter takes a substring")) }
         o.filter = v
+      case "--plots":
+        guard let v = rest.popFirst() else { return .failure(.bad("--plots takes a directory")) }
+        o.plotsDirectory = v
       default:
         return .failure(.bad("unknown argument '\(arg)'"))
       }
+    }
+    if o.plotsDirectory != nil && o.jsonPath != nil {
+      return .failure(.bad("--json does not apply to --plots"))
     }
     return .success(o)
   }

@@ -54,10 +54,7 @@ final class Report {
       text += i + 1 < records.count ? ",\n" : "\n"
     }
     text += "]\n"
-    guard let f = fopen(path, "w") else { return false }
-    let bytes = Array(text.utf8)
-    let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
-    return fclose(f) == 0 && written == bytes.count
+    return writeTextFile(path, text)
   }
 }
 

@@ -275,6 +275,16 @@ enum ResamplerTable {
   static func streamTone(_ r: inout some Resampler, frequency: Double, frames: Int) -> (
     output: [Float], progress: [(in: Int, out: Int)]
   ) {
+    let w = 2 * Double.pi * frequency / Double(r.inputRate)
+    return stream(&r, frames: frames) { amplitude * sin(w * Double($0)) }
+  }
+
+  /// Streams `frames` frames of `signal(n)` (every channel alike) in 10 ms blocks and returns
+  /// the raw output, delay included, not flushed, and the input frames fed and output frames
+  /// produced so far after each block.
+  static func stream(_ r: inout some Resampler, frames: Int, signal: (Int) -> Double) -> (
+    output: [Float], progress: [(in: Int, out: Int)]
+  ) {
     let ch = r.channelCount
     let block = r.inputRate / 100
     var input = [Float](repeating: 0, count: block * ch)
@@ -282,12 +292,11 @@ enum ResamplerTable {
     var all: [Float] = []
     var progress: [(in: Int, out: Int)] = []
     all.reserveCapacity((frames * r.outputRate / r.inputRate + 4_096) * ch)
-    let w = 2 * Double.pi * frequency / Double(r.inputRate)
     var n = 0
     while n < frames {
       let count = min(block, frames - n)
       for i in 0..<count {
-        let x = Float(amplitude * sin(w * Double(n + i)))
+        let x = Float(signal(n + i))
         for c in 0..<ch { input[i * ch + c] = x }
       }
       let produced = input.withUnsafeBufferPointer { inBuf in

@@ -45,7 +45,7 @@ enum StageBench {
       let out = UnsafeMutableBufferPointer<Float>.allocate(capacity: 441 * 2)
       out.initialize(repeating: 0)
       let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
-        Decoder.decode(
+        PCMDecoder.decode(
           UnsafeRawBufferPointer(bytes), format: format, totalFrames: 441, frames: 0..<441,
           outputChannels: 2, into: out)
         blackHole(out[440])
@@ -103,7 +103,7 @@ enum StageBench {
         let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
         out.initialize(repeating: 0)
         let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
-          Encoder.encode(UnsafeBufferPointer(input), into: out)
+          PCMEncoder.encode(UnsafeBufferPointer(input), into: out)
           blackHole(out[959])
         }
         show(

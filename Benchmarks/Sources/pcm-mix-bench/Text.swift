@@ -65,3 +65,11 @@ func readTextFile(_ path: String) -> String? {
   }
   return String(decoding: bytes, as: UTF8.self)
 }
+
+/// Writes `text` to `path` (replacing it); false when it cannot be written whole.
+func writeTextFile(_ path: String, _ text: String) -> Bool {
+  guard let f = fopen(path, "w") else { return false }
+  let bytes = Array(text.utf8)
+  let written = bytes.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) }
+  return fclose(f) == 0 && written == bytes.count
+}

@@ -66,26 +66,11 @@ enum TimingScenes {
     for name in ["drift/steered", "drift/unsteered", "drift/stamped-once", "drift/today"]
     where report.wants(section: section, row: name) {
       let t0 = nowNS()
-      var appReport: MarkerReport
-      var micReport: MarkerReport
-      var late = 0
-      var trimmed = 0
-      if name == "drift/today" {
-        (appReport, micReport) = today(app: app, mic: mic, seconds: seconds, radius: radius)
-      } else {
-        var c = ClockedCapturePipeline.Configuration(resampler: defaultResampler)
-        if name == "drift/unsteered" { c.driftCorrection = .off }
-        var runner = try! SceneRunner(
-          c, app: app.streamDescription(rate: app.rate), mic: mic.streamDescription(rate: mic.rate))
-        var stamped: Set<CaptureSide> = []
-        let r = runner.run(app: app, mic: mic, duration: seconds, searchRadius: radius) { e, t in
-          guard name == "drift/stamped-once" else { return t }
-          return stamped.insert(e.side).inserted ? t : nil
-        }
-        (appReport, micReport) = (r.app, r.mic)
-        late = r.lateEvents
-        trimmed = r.micStatistics.inputFramesTrimmed
-      }
+      let placed = place(
+        Placement(rawValue: String(name.dropFirst("drift/".count)))!, app: app, mic: mic,
+        seconds: seconds, radius: radius)
+      let (appReport, micReport) = (placed.app, placed.mic)
+      let (late, trimmed) = (placed.lateEvents, placed.micFramesTrimmed)
       let elapsed = Double(nowNS() - t0) * 1e-9
       table.row([
         name, fixed(appReport.p50AbsError, 3), fixed(appReport.maxAbsError, 3),
@@ -109,6 +94,40 @@ enum TimingScenes {
         + "so the error is cut back by trimming whenever it passes 1 ms; stamped-once: only each "
         + "source's first buffer is stamped, then audio goes on by count as shipped mixers place "
         + "it; today: CapturePipeline, no stamps, mixed as it arrives, bounded by its lag bound)")
+  }
+
+  /// The ways the drift scene places a capture on the host timeline.
+  enum Placement: String, CaseIterable {
+    /// Stamps and drift correction (the defaults).
+    case steered
+    /// Stamps, drift correction off: the stamps place the audio, trimming catches it up.
+    case unsteered
+    /// Only each source's first buffer stamped, then placed by count.
+    case stampedOnce = "stamped-once"
+    /// Today's `CapturePipeline`: no stamps, mixed as it arrives.
+    case today
+  }
+
+  /// Where the markers of `app` and `mic` landed (searched ±`radius` output frames) after
+  /// `seconds` of their capture placed `placement`'s way, with the balanced resampler.
+  static func place(
+    _ placement: Placement, app: SimulatedSource, mic: SimulatedSource, seconds: Double,
+    radius: Int
+  ) -> (app: MarkerReport, mic: MarkerReport, lateEvents: Int, micFramesTrimmed: Int) {
+    if placement == .today {
+      let (a, m) = today(app: app, mic: mic, seconds: seconds, radius: radius)
+      return (a, m, 0, 0)
+    }
+    var c = ClockedCapturePipeline.Configuration(resampler: defaultResampler)
+    if placement == .unsteered { c.driftCorrection = .off }
+    var runner = try! SceneRunner(
+      c, app: app.streamDescription(rate: app.rate), mic: mic.streamDescription(rate: mic.rate))
+    var stamped: Set<CaptureSide> = []
+    let r = runner.run(app: app, mic: mic, duration: seconds, searchRadius: radius) { e, t in
+      guard placement == .stampedOnce else { return t }
+      return stamped.insert(e.side).inserted ? t : nil
+    }
+    return (r.app, r.mic, r.lateEvents, r.micStatistics.inputFramesTrimmed)
   }
 
   /// Today's `CapturePipeline` on the same capture: appended as it arrives, mixed after every
@@ -159,12 +178,18 @@ enum TimingScenes {
     return (appTrack.report, micTrack.report)
   }
 
+  /// The hour's capture: the drift scene's, with the app's clock 20 ppm slow as well.
+  static func hourSources(seconds: Double) -> (SimulatedSource, SimulatedSource) {
+    var (app, mic) = sources(seconds: seconds, micPPM: 300)
+    app.clockPPM = -20
+    return (app, mic)
+  }
+
   static func hour(minutes: Double, report: Report) {
     let name = "hour/default"
     guard report.wants(section: section, row: name) else { return }
     let seconds = minutes * 60
-    var (app, mic) = sources(seconds: seconds, micPPM: 300)
-    app.clockPPM = -20
+    let (app, mic) = hourSources(seconds: seconds)
     var c = ClockedCapturePipeline.Configuration(resampler: defaultResampler)
     c.latency = .adaptive(minimum: 0.1, maximum: 1)
     var runner = try! SceneRunner(

@@ -44,6 +44,12 @@ emit(
     + (check.interposed ? "interposed" : "NOT interposed")
     + (allocCounterWorks ? "" : " -- allocation columns are n/a"))
 
+if let directory = options.plotsDirectory {
+  let ok = Plots.run(options, directory: directory)
+  emit("done in \(fixed(Double(nowNS() - started) * 1e-9, 1)) s")
+  exit(ok ? 0 : 73)
+}
+
 let report = Report(filter: options.filter)
 report.record("machine", Machine.cpuModel, "cores", Double(Machine.cores), "count")
 report.record("machine", "alloc_counter", "counted_for_100_arrays", Double(check.counted), "count")

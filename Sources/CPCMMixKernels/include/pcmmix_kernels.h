@@ -1,5 +1,5 @@
-// Dot-product kernels for PCMMix's polyphase resampler, built for AVX2 + FMA and chosen at run
-// time. Swift cannot ask for those instructions without compiler flags that would stop the
+// AVX2 + FMA kernels for PCMMix's resampler and output stage (avx2_resample.c, avx2_levels.c),
+// built for those instructions and chosen at run time. Swift cannot ask for those instructions without compiler flags that would stop the
 // package from being a dependency; a C function can, with a target attribute.
 #pragma once
 
@@ -9,6 +9,10 @@ extern "C" {
 
 /// 1 when this CPU runs the AVX2 + FMA kernels, else 0 (then the functions must not be called).
 int pcmmix_kernels_available(void);
+
+#if defined(__x86_64__) || defined(__i386__)
+// The kernels below exist only on x86 (avx2_resample.c, avx2_levels.c); call them only when
+// pcmmix_kernels_available() returns 1.
 
 /// The dot product of `n` floats of `h` and `x`, `n` a multiple of 8.
 float pcmmix_dot(const float *h, const float *x, long n);
@@ -40,7 +44,7 @@ void pcmmix_group16x2(const float *table, long width, const float *a, const floa
                       float *outa, float *outb);
 
 /// Float32 samples to int16 by PCMMix's rule (x * 32768 rounded to nearest with ties toward
-/// zero, clamped; NaN to 0): the same bits as `Encoder.int16` in Swift, sixteen at a time.
+/// zero, clamped; NaN to 0): the same bits as `PCMEncoder.int16` in Swift, sixteen at a time.
 void pcmmix_encode_s16(const float *x, long n, short *out);
 
 /// The largest square and the sum of squares of n floats of a (into peaks[0], sums[0]) and of
@@ -54,6 +58,8 @@ void pcmmix_measure2(const float *a, const float *b, long n, float *peaks, doubl
 /// any number).
 void pcmmix_mix_measure(float *a, const float *b, long n, float ga, float gb, float scale,
                         float *peak, double *sum, int *magnitude_bits);
+
+#endif  // x86
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,7 @@
 /// - Mono → stereo duplicates exactly: L = R = x.
 /// - Stereo → stereo copies; left stays left.
 /// - Stereo → mono averages: (L + R) / 2.
-/// - More than two channels: only the first two are kept (the ``Decoder`` is asked for them
+/// - More than two channels: only the first two are kept (the ``PCMDecoder`` is asked for them
 ///   alone), then mapped as stereo. Surround downmixing is not attempted.
 public enum ChannelMapper {
   /// Maps `frames` frames of `input` (with `inputChannels` samples a frame, 1 or 2) into

@@ -1,4 +1,4 @@
-/// A validated description of linear PCM: what ``FormatProbe`` yields and ``Decoder`` reads.
+/// A validated description of linear PCM: what ``FormatProbe`` yields and ``PCMDecoder`` reads.
 ///
 /// Planar (non-interleaved) data holds each channel's samples contiguously, channel 0 first.
 public struct PCMFormat: Hashable, Sendable {

@@ -121,14 +121,14 @@ public struct DualBufferMixer {
   }
 
   /// Mixes as many frames as are ready and fit into `output` (interleaved int16; see
-  /// ``Encoder`` for the rounding), returning the frames written.
+  /// ``PCMEncoder`` for the rounding), returning the frames written.
   ///
   /// - Complexity: O(frames written); no allocation.
   public mutating func mix(into output: UnsafeMutableBufferPointer<Int16>) -> Int {
     let ch = configuration.channelCount
     let room = output.count / ch
     return _mix(room) { offset, block, frames in
-      Encoder.int16(block, count: frames * ch, into: output.baseAddress! + offset * ch)
+      PCMEncoder.int16(block, count: frames * ch, into: output.baseAddress! + offset * ch)
     }
   }
 
@@ -178,19 +178,19 @@ public struct DualBufferMixer {
       b.withUnsafeMutableBufferPointer { bufB in
         let pa = bufA.baseAddress!
         let pb = bufB.baseAddress!
-        func run(_ total: Int, _ mode: Int) {
+        func run(_ total: Int, _ sources: _Sources) {
           var left = total
           while left > 0 {
             let n = min(left, Self.block)
-            _block(mode, n, pa, pb, solo: solo)
+            _block(sources, n, pa, pb, solo: solo)
             emit(written, pa, n)
             written += n
             left -= n
           }
         }
-        run(both, 0)
-        run(appAlone, 1)
-        run(micAlone, 2)
+        run(both, .both)
+        run(appAlone, .appAlone)
+        run(micAlone, .micAlone)
       }
     }
     scratchA = a
@@ -208,9 +208,13 @@ public struct DualBufferMixer {
     return written
   }
 
-  /// Mixes `n` frames into `pa`: mode 0 both sides, 1 app alone, 2 mic alone.
+  /// Which sources one stretch of the plan takes frames from.
+  enum _Sources { case both, appAlone, micAlone }
+
+  /// Mixes `n` frames of `sources` into `pa` (`pb` is the second source's scratch).
   mutating func _block(
-    _ mode: Int, _ n: Int, _ pa: UnsafeMutablePointer<Float>, _ pb: UnsafeMutablePointer<Float>,
+    _ sources: _Sources, _ n: Int, _ pa: UnsafeMutablePointer<Float>,
+    _ pb: UnsafeMutablePointer<Float>,
     solo: Bool
   ) {
     let count = n * configuration.channelCount
@@ -218,8 +222,8 @@ public struct DualBufferMixer {
     // A source alone while the other is disabled passes at its own gain; one alone because the
     // other stalled is mixed with silence by the policy.
     let half: Float = configuration.policy != .average || solo ? 1 : 0.5
-    switch mode {
-    case 0:
+    switch sources {
+    case .both:
       app.fifo.peek(n, into: pa)
       mic.fifo.peek(n, into: pb)
       app.fifo.discard(n)
@@ -239,9 +243,9 @@ public struct DualBufferMixer {
         output.micMeter.measure(pb, frames: n, channels: 2)
       }
       for i in 0..<count { pa[i] = (pa[i] * ga + pb[i] * gb) * half }
-    default:
+    case .appAlone, .micAlone:
       let g: Float
-      if mode == 1 {
+      if sources == .appAlone {
         app.fifo.peek(n, into: pa)
         app.fifo.discard(n)
         g = app.gain

@@ -4,9 +4,9 @@ public struct FrameFIFO: FrameSink {
   public let channelCount: Int
   /// The most frames it holds.
   public let capacity: Int
-  @usableFromInline var storage: [Float]
+  var storage: [Float]
   /// Frame index of the oldest frame in `storage`.
-  @usableFromInline var head = 0
+  var head = 0
   /// Frames held.
   public private(set) var count = 0
 

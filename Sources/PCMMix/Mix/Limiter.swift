@@ -26,7 +26,7 @@
 ///    and it is exactly 1 when every value is.
 ///
 /// Every output sample therefore satisfies `abs(y) ≤ ceiling` in Float32, and, since
-/// ``Encoder/int16(_:)`` is monotonic, `Encoder.int16(y)` lies within ± the ceiling's int16
+/// ``PCMEncoder/int16(_:)`` is monotonic, `PCMEncoder.int16(y)` lies within ± the ceiling's int16
 /// value. When the gain is at rest and nothing in the window exceeds the ceiling, the gain is
 /// exactly 1 and the output is the delayed input bit for bit; such stretches take a fast path
 /// (a SIMD magnitude scan plus the delay-line swap). Results do not depend on how a stream is
@@ -35,64 +35,6 @@
 /// Storage is allocated once, at creation; processing allocates nothing (a copy of a limiter
 /// gets its own storage the first time it processes, as arrays do).
 public struct Limiter: Sendable {
-  /// The ceiling, look-ahead and timing of a ``Limiter``.
-  ///
-  /// Out-of-range values are not errors: ``clamped`` (which the limiter applies) brings each
-  /// field into its range and replaces a non-finite one with its default.
-  public struct Configuration: Hashable, Sendable {
-    /// Samples per frame, 1…8 (default 2).
-    public var channelCount: Int
-    /// The ceiling in dBFS, −60…0 (default −1). The linear ceiling is 10^(dB/20) (see
-    /// ``Limiter/ceiling``).
-    public var ceilingDB: Double
-    /// Frames of look-ahead, and so of delay: 0 (instant attack, no delay) up to 100 ms of
-    /// frames (default 48, 1 ms at 48 kHz). The gain ramps down across this many frames before
-    /// a peak.
-    public var lookaheadFrames: Int
-    /// Time constant of the release, 1 ms…10 s (default 0.1 s): after a peak, the gain's
-    /// distance from unity shrinks by a factor e per `releaseSeconds`, so from any depth the
-    /// gain is within 0.1 dB of unity after at most ln(1 / 0.0114) ≈ 4.47 time constants past
-    /// the hold and look-ahead (458 ms in all by default), and exactly 1 a few time constants
-    /// later (the last 2⁻²⁰ of the distance is skipped).
-    public var releaseSeconds: Double
-    /// How long the gain stays at a peak's level before releasing, 0…1 s (default 10 ms,
-    /// beyond the look-ahead's own hold). While peaks come closer together than this — the
-    /// half-period of a tone above 50 Hz at the default — the gain holds steady between them
-    /// instead of rippling, so it adds no distortion; it delays recovery by as much.
-    public var holdSeconds: Double
-    /// Frames per second, 8,000…768,000 (default 48,000).
-    public var sampleRate: Double
-
-    /// Creates a configuration; the defaults suit 48 kHz stereo with 1 ms of look-ahead.
-    public init(
-      channelCount: Int = 2, ceilingDB: Double = -1, lookaheadFrames: Int = 48,
-      releaseSeconds: Double = 0.1, holdSeconds: Double = 0.01, sampleRate: Double = 48_000
-    ) {
-      self.channelCount = channelCount
-      self.ceilingDB = ceilingDB
-      self.lookaheadFrames = lookaheadFrames
-      self.releaseSeconds = releaseSeconds
-      self.holdSeconds = holdSeconds
-      self.sampleRate = sampleRate
-    }
-
-    /// This configuration with every field brought into its documented range (a non-finite
-    /// value takes the default).
-    public var clamped: Configuration {
-      func clamp(_ x: Double, _ lo: Double, _ hi: Double, _ fallback: Double) -> Double {
-        x.isFinite ? min(max(x, lo), hi) : fallback
-      }
-      var c = self
-      c.channelCount = min(max(channelCount, 1), 8)
-      c.sampleRate = clamp(sampleRate, 8_000, 768_000, 48_000)
-      c.ceilingDB = clamp(ceilingDB, -60, 0, -1)
-      c.lookaheadFrames = min(max(lookaheadFrames, 0), Int(c.sampleRate / 10))
-      c.releaseSeconds = clamp(releaseSeconds, 0.001, 10, 0.1)
-      c.holdSeconds = clamp(holdSeconds, 0, 1, 0.01)
-      return c
-    }
-  }
-
   /// The configuration in effect (the one given, ``Configuration/clamped``).
   public let configuration: Configuration
   /// The linear ceiling: the largest Float not above 10^(``Configuration/ceilingDB``/20).
@@ -100,9 +42,9 @@ public struct Limiter: Sendable {
   /// Frames of delay, ``Configuration/lookaheadFrames``.
   public var latencyFrames: Int { lookahead }
   /// Samples whose gain was below 1, since creation or ``reset()`` (frames × channels).
-  public private(set) var reducedSamples = 0
+  public internal(set) var reducedSamples = 0
   /// The gain applied to the most recent output frame (1 at rest).
-  public private(set) var gain: Float = 1
+  public internal(set) var gain: Float = 1
 
   let channels: Int
   let lookahead: Int
@@ -274,181 +216,5 @@ public struct Limiter: Sendable {
     base.update(repeating: 0, count: n * channels)
     process(base, frames: n)
     return n
-  }
-
-  /// Swaps `n` frames at `p` with the delay line: the fast path's whole work.
-  @inline(__always)
-  mutating func _delay(
-    _ p: UnsafeMutablePointer<Float>, _ n: Int, _ line: UnsafeMutablePointer<Float>
-  ) {
-    guard lookahead > 0 else { return }
-    var i = 0
-    while i < n {
-      let k = min(n - i, lookahead - delayPosition)
-      _swap(p + i * channels, line + delayPosition * channels, k * channels)
-      i += k
-      delayPosition += k
-      if delayPosition == lookahead { delayPosition = 0 }
-    }
-  }
-
-  /// The per-frame path: peak, held minimum, release, exact average, delay, gain.
-  @inline(__always)
-  mutating func _limit(
-    _ p: UnsafeMutablePointer<Float>, _ n: Int, _ ch: Int, _ line: UnsafeMutablePointer<Float>,
-    _ qi: UnsafeMutablePointer<Int>, _ qv: UnsafeMutablePointer<Float>,
-    _ b: UnsafeMutablePointer<Int64>
-  ) {
-    let w = lookahead
-    let size = window
-    let c = ceiling
-    let a = releaseFactor
-    let boxLength = w + 1
-    let full = Int64(Self.unit) * Int64(boxLength)
-    // Just below 1 / full: the product with any sum is at most the exact mean, so rounding it
-    // (monotonic) cannot pass a Float the mean is at most.
-    let reciprocal = (1 / Double(full)).nextDown
-    var head = queueHead
-    var held = heldGain
-    var count = queueCount
-    var index = frameIndex
-    var gap = releaseGap
-    var sum = boxSum
-    var bp = boxPosition
-    var dp = delayPosition
-    var g: Float = gain
-    var lowest = minimumGain
-    var reduced = reducedSamples
-    for f in 0..<n {
-      let x = p + f * ch
-      var peak: Float = 0
-      for k in 0..<ch {
-        let v = x[k]
-        if v.isFinite {
-          peak = max(peak, abs(v))
-        } else {
-          x[k] = 0
-        }
-      }
-      // The queue holds peaks (decreasing from the front); the held gain is the front's r,
-      // worked out only when the front changes, so the comparisons wait on no division.
-      var newFront = false
-      if count > 0 && qi[head] <= index - size {
-        head += 1
-        if head == size { head = 0 }
-        count -= 1
-        newFront = true
-      }
-      if peak > c {
-        while count > 0 {
-          var back = head + count - 1
-          if back >= size { back -= size }
-          if qv[back] > peak { break }
-          count -= 1
-        }
-        var slot = head + count
-        if slot >= size { slot -= size }
-        qi[slot] = index
-        qv[slot] = peak
-        count += 1
-        if count == 1 { newFront = true }
-      }
-      if newFront && count > 0 {
-        let top = qv[head]
-        // One step down from the rounded quotient is below the exact one, so the product
-        // cannot round past the ceiling (a select, not a branch).
-        let r = c / top
-        let below = r > 0 ? Float(bitPattern: r.bitPattern &- 1) : 0
-        held = Double(r * top > c ? below : r)
-      }
-      index &+= 1
-      // The release works on the distance from 1 (one multiply per frame on the carried
-      // chain); the held minimum pushes it out again.
-      gap *= a
-      if gap < Self.snap { gap = 0 }
-      var e = 1 - gap
-      if count > 0 {
-        gap = max(gap, 1 - held)
-        e = min(1 - gap, held)
-      }
-      let q = Int64(e * Self.unit)
-      sum &+= q &- b[bp]
-      b[bp] = q
-      bp += 1
-      if bp == boxLength { bp = 0 }
-      g = sum == full ? 1 : Float(Double(sum) * reciprocal)
-      if w > 0 {
-        let d = line + dp * ch
-        for k in 0..<ch {
-          let out = d[k]
-          d[k] = x[k]
-          x[k] = out * g
-        }
-        dp += 1
-        if dp == w { dp = 0 }
-      } else {
-        for k in 0..<ch { x[k] *= g }
-      }
-      if g < 1 {
-        reduced += ch
-        lowest = min(lowest, g)
-      }
-    }
-    queueHead = head
-    heldGain = held
-    queueCount = count
-    frameIndex = index
-    releaseGap = gap
-    boxSum = sum
-    boxPosition = bp
-    delayPosition = dp
-    gain = g
-    minimumGain = lowest
-    reducedSamples = reduced
-  }
-}
-
-/// The largest magnitude's bit pattern among `count` floats, as Int32: NaN and infinity
-/// compare above every finite magnitude, so one comparison with a ceiling's bits also catches
-/// them.
-@inline(__always)
-func _maxMagnitudeBits(_ p: UnsafePointer<Float>, _ count: Int) -> Int32 {
-  let raw = UnsafeRawPointer(p)
-  let mask = SIMD8<Int32>(repeating: 0x7FFF_FFFF)
-  var m0 = SIMD8<Int32>()
-  var m1 = SIMD8<Int32>()
-  var i = 0
-  while i + 16 <= count {
-    m0 = pointwiseMax(m0, raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Int32>.self) & mask)
-    m1 = pointwiseMax(
-      m1, raw.loadUnaligned(fromByteOffset: i * 4 + 32, as: SIMD8<Int32>.self) & mask)
-    i += 16
-  }
-  var m = pointwiseMax(m0, m1).max()
-  while i < count {
-    m = max(m, Int32(bitPattern: p[i].bitPattern) & 0x7FFF_FFFF)
-    i += 1
-  }
-  return m
-}
-
-/// Exchanges `count` floats between `a` and `b` (not overlapping).
-@inline(__always)
-func _swap(_ a: UnsafeMutablePointer<Float>, _ b: UnsafeMutablePointer<Float>, _ count: Int) {
-  let ra = UnsafeMutableRawPointer(a)
-  let rb = UnsafeMutableRawPointer(b)
-  var i = 0
-  while i + 8 <= count {
-    let x = ra.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-    let y = rb.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Float>.self)
-    ra.storeBytes(of: y, toByteOffset: i * 4, as: SIMD8<Float>.self)
-    rb.storeBytes(of: x, toByteOffset: i * 4, as: SIMD8<Float>.self)
-    i += 8
-  }
-  while i < count {
-    let t = a[i]
-    a[i] = b[i]
-    b[i] = t
-    i += 1
   }
 }

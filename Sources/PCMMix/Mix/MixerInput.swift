@@ -9,7 +9,7 @@
 /// One side of the ``DualBufferMixer``: a bounded FIFO, its gain, its counters.
 public struct MixerInput: FrameSink {
   /// Frames waiting, at most ``capacity``.
-  @usableFromInline var fifo: FrameFIFO
+  var fifo: FrameFIFO
   /// What happened to this source's frames so far.
   public internal(set) var counters = MixCounters()
   /// Whether the source takes part; set through ``DualBufferMixer/setEnabled(_:_:)``.

@@ -1,9 +1,3 @@
-import Synchronization
-
-#if os(Linux)
-  import Glibc
-#endif
-
 /// A ``CapturePipeline`` that several threads may use at once: the app and mic capture
 /// callbacks append from their own threads while a third pulls mixes.
 ///
@@ -19,18 +13,17 @@ import Synchronization
 /// let appCounters = shared.withPipeline { $0.mixer.app.counters }
 /// ```
 ///
-/// Every call holds one lock (a `Synchronization.Mutex`) for its whole duration, so each append
+/// Every call holds one lock (a pthread mutex) for its whole duration, so each append
 /// and each mix sees the pipeline in a consistent state; the counters invariant
 /// `framesIn == framesEmitted + framesDropped + framesBuffered` holds whenever the lock is free.
 /// The lock is held for work proportional to the buffer or the output room only, and nothing
 /// inside it allocates once the pipeline runs (see ``CapturePipeline``).
-@available(macOS 15, iOS 18, tvOS 18, watchOS 11, visionOS 2, *)
 public final class SharedCapturePipeline: Sendable {
-  private let pipeline: Mutex<CapturePipeline>
+  private let pipeline: Locked<CapturePipeline>
 
   /// Creates a shared pipeline with `configuration`.
   public init(_ configuration: CapturePipeline.Configuration = .init()) {
-    pipeline = Mutex(CapturePipeline(configuration))
+    pipeline = Locked(CapturePipeline(configuration))
   }
 
   /// Takes one app audio buffer. See ``CapturePipeline/appendApp(_:description:)``.
@@ -89,39 +82,13 @@ public final class SharedCapturePipeline: Sendable {
     try locked(body)
   }
 
-  /// Runs `body` under the lock. On Linux, `Mutex` locks with a futex that ThreadSanitizer cannot
-  /// see, so when the program runs under TSan the critical section is also announced to it
-  /// (`__tsan_acquire` / `__tsan_release` on this object's address); otherwise that costs one
-  /// test of a null function pointer.
+  /// Runs `body` under the lock.
   private func locked<Result: ~Copyable, E: Error>(
     _ body: (inout sending CapturePipeline) throws(E) -> sending Result
   ) throws(E) -> sending Result {
-    #if os(Linux)
-      let key = Unmanaged.passUnretained(self).toOpaque()
-      return try pipeline.withLock { (p) throws(E) -> sending Result in
-        _TSan.acquire?(key)
-        defer { _TSan.release?(key) }
-        return try body(&p)
-      }
-    #else
-      return try pipeline.withLock { (p) throws(E) -> sending Result in try body(&p) }
-    #endif
+    try pipeline.withLock(body)
   }
 }
-
-#if os(Linux)
-  /// ThreadSanitizer's annotation entry points, found at run time: present only when the
-  /// program is built with `-sanitize=thread`.
-  private enum _TSan {
-    typealias Hook = @convention(c) (UnsafeMutableRawPointer?) -> Void
-    static let acquire = hook("__tsan_acquire")
-    static let release = hook("__tsan_release")
-
-    private static func hook(_ name: String) -> Hook? {
-      dlsym(UnsafeMutableRawPointer(bitPattern: 0), name).map { unsafeBitCast($0, to: Hook.self) }
-    }
-  }
-#endif
 
 /// A caller's buffer lent to the locked pipeline for one call. The pipeline reads or writes it
 /// only during that call and keeps no reference, so the buffer never becomes shared state; this

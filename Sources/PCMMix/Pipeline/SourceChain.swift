@@ -17,7 +17,7 @@ public struct SourceChain {
   public let outputRate: Int
   /// Samples per frame out (1 or 2).
   public let outputChannels: Int
-  @usableFromInline let factory: ResamplerFactory
+  let factory: ResamplerFactory
   /// Whether equal rates are resampled too, so that the ratio can be steered off 1.
   public let resamplesEqualRates: Bool
   /// Resamplers made ahead for rates a source may switch to, keyed by input rate, each for
@@ -30,16 +30,16 @@ public struct SourceChain {
 
   /// The format of the last buffer taken, if any.
   public private(set) var format: PCMFormat?
-  @usableFromInline var lastDescription: StreamDescription?
-  @usableFromInline var resampler: (any Resampler)?
+  var lastDescription: StreamDescription?
+  var resampler: (any Resampler)?
   /// Channels the resampler runs on: the fewer of the input's (up to 2) and the output's.
-  @usableFromInline var resampleChannels = 0
+  var resampleChannels = 0
   /// Leading resampler frames still to drop for time alignment.
-  @usableFromInline var leadingToDrop = 0
-  @usableFromInline var blockFrames = 0
-  @usableFromInline var decoded: [Float] = []
-  @usableFromInline var mapped: [Float] = []
-  @usableFromInline var resampled: [Float] = []
+  var leadingToDrop = 0
+  var blockFrames = 0
+  var decoded: [Float] = []
+  var mapped: [Float] = []
+  var resampled: [Float] = []
   /// Input frames taken since creation.
   public private(set) var framesIn = 0
   /// Frames handed to the sink since creation.
@@ -75,24 +75,14 @@ public struct SourceChain {
     }
   }
 
-  /// Bytes of storage the chain holds: its scratch, and the built-in resampler's history and
-  /// coefficients. Another backend's internal state (libsamplerate's, for one) is not visible
-  /// from here and is not counted.
+  /// Bytes of storage the chain holds: its scratch and its resamplers' ``Resampler/retainedBytes``
+  /// (the built-in ones count history and their own tables; libsamplerate's private state is not
+  /// visible from here and is not counted).
   public var retainedBytes: Int {
     var bytes = (decoded.capacity + mapped.capacity + resampled.capacity) * 4
-    bytes += Self.bytes(of: resampler)
-    for slot in prepared { bytes += Self.bytes(of: slot.resampler) }
+    bytes += resampler?.retainedBytes ?? 0
+    for slot in prepared { bytes += slot.resampler?.retainedBytes ?? 0 }
     return bytes
-  }
-
-  /// What the built-in resamplers hold: history, and the exact tables (the interpolated ones
-  /// are shared by every resampler of the same filter, and not counted per resampler).
-  static func bytes(of resampler: (any Resampler)?) -> Int {
-    switch resampler {
-    case let r as PolyphaseResampler: r.history.capacity * 4 + r.tableBytes
-    case let r as VariableRatioResampler: r.storage.capacity * 4
-    default: 0
-    }
   }
 
   /// The frames of input the chain works through at a time at `rate`: 10 ms.
@@ -202,7 +192,7 @@ public struct SourceChain {
       var start = 0
       while start < total {
         let n = min(blockFrames, total - start)
-        Decoder.decode(
+        PCMDecoder.decode(
           bytes, format: format, totalFrames: total, frames: start..<(start + n),
           outputChannels: decodedChannels, into: d)
         if resampler == nil {
@@ -249,14 +239,12 @@ public struct SourceChain {
   }
 
   /// The part of the output scratch the resampler may fill: what still fits once upmixed.
-  @usableFromInline
   func resamplerRoom(_ o: UnsafeMutableBufferPointer<Float>) -> UnsafeMutableBufferPointer<Float> {
     UnsafeMutableBufferPointer(rebasing: o[..<(o.count / outputChannels * resampleChannels)])
   }
 
   /// Upmixes `frames` resampled frames in place when the resampler runs on fewer channels than
   /// the output, then forwards them.
-  @usableFromInline
   mutating func emit<Sink: FrameSink>(
     _ o: UnsafeMutableBufferPointer<Float>, frames: Int, into sink: inout Sink
   ) {
@@ -268,14 +256,12 @@ public struct SourceChain {
 
   /// Moves the scratch buffers (decoded, mapped, resampled) out of `self` without copying, so
   /// a closure over them may mutate `self`; they are put back after.
-  @usableFromInline
   mutating func takeScratch() -> ([Float], [Float], [Float]) {
     defer { (decoded, mapped, resampled) = ([], [], []) }
     return (decoded, mapped, resampled)
   }
 
   /// Drops the leading delay frames, passes the rest to the sink.
-  @usableFromInline
   mutating func forward<Sink: FrameSink>(
     _ frames: UnsafeBufferPointer<Float>, into sink: inout Sink
   ) {
@@ -360,7 +346,6 @@ public struct SourceChain {
 }
 
 /// Runs `body` over three arrays' storage at once.
-@usableFromInline
 func _withBuffers(
   _ arrays: inout ([Float], [Float], [Float]),
   _ body: (

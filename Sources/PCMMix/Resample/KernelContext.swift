@@ -53,7 +53,7 @@ struct _KernelContext {
 
   /// Whether ``group16x2(_:_:_:_:_:_:)`` adds exactly as two ``group16(_:_:_:_:_:_:_:_:)`` calls
   /// would: both Swift, or both the kernel's.
-  @inlinable var pairsMatchSingles: Bool { group == nil || groupPair != nil }
+  var pairsMatchSingles: Bool { group == nil || groupPair != nil }
 
   /// The coefficient rows for a phase: the exact row (and `t` 0), or the two rows of the
   /// interpolated table around it and the fraction between them.

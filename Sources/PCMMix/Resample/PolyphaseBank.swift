@@ -131,7 +131,7 @@ final class _PolyphaseBank: @unchecked Sendable {
     }
   }
 
-  private static let interpolatedCache = _Locked<[_InterpolatedKey: _PolyphaseBank]>([:])
+  private static let interpolatedCache = Locked<[_InterpolatedKey: _PolyphaseBank]>([:])
 }
 
 /// The filter a rate pair and a quality ask for, before any table is built: shared by the exact

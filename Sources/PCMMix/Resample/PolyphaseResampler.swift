@@ -52,6 +52,9 @@ public struct PolyphaseResampler: Resampler {
   /// Filter taps per output sample and channel (0 when the rates are equal).
   public var taps: Int { bank?.taps ?? 0 }
 
+  /// History and the exact tables (shared with this converter's copies, counted here).
+  public var retainedBytes: Int { history.capacity * 4 + tableBytes }
+
   /// Bytes of coefficient tables this converter holds (shared with its copies): the phase table
   /// and, with the group kernel, the sixteen-output tables.
   public var tableBytes: Int {

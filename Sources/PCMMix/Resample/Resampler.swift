@@ -50,6 +50,11 @@ public protocol Resampler {
   /// Returns whether the backend can (``VariableRatioResampler`` and libsamplerate can; the exact
   /// rational ``PolyphaseResampler`` cannot, except for an adjustment of 0).
   mutating func adjustRatio(by adjustment: Double) -> Bool
+
+  /// Bytes of storage this converter holds that it can see: history, scratch, and coefficient
+  /// tables it does not share with other converters. What a C library keeps privately is not
+  /// included (each backend's documentation says what it counts).
+  var retainedBytes: Int { get }
 }
 
 extension Resampler {
@@ -58,6 +63,9 @@ extension Resampler {
 
   /// By default a backend cannot carry its state to another channel count.
   public func remappingChannels(to channels: Int) -> (any Resampler)? { nil }
+
+  /// By default a backend reports no storage of its own.
+  public var retainedBytes: Int { 0 }
 
   /// By default the ratio is fixed: only an adjustment of 0 is taken.
   public mutating func adjustRatio(by adjustment: Double) -> Bool { adjustment == 0 }

@@ -101,6 +101,10 @@ public struct VariableRatioResampler: Resampler {
   /// Filter taps per output sample and channel.
   public var taps: Int { bank.taps }
 
+  /// History only: the interpolated table is shared by every resampler of the same filter
+  /// (``tableBytes``), so it is not counted per resampler.
+  public var retainedBytes: Int { storage.capacity * 4 }
+
   /// Bytes of the coefficient table (shared with every resampler of the same filter).
   public var tableBytes: Int { bank.rows * bank.taps * 4 }
 

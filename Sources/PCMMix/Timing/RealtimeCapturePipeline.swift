@@ -14,12 +14,14 @@ import CPCMMixAtomics
 /// ```
 ///
 /// A capture callback only checks the buffer's description and copies its bytes into a bounded
-/// lock-free ring (``_HandoffRing``); the pull drains both rings into a
+/// lock-free ring (the hand-off ring); the pull drains both rings into a
 /// ``ClockedCapturePipeline`` (placement on the timeline, decoding, resampling with drift
 /// correction, mixing) that only the pulling thread touches. So no thread ever waits for
 /// another: a callback costs a copy of its buffer, whatever the pull is doing, and the pull
-/// never waits behind a callback's decoding or a filter design. Nothing here allocates after
-/// creation; the rings and the pipeline are sized up front.
+/// never waits behind a callback's decoding or a filter design. The callbacks never
+/// allocate (the rings are sized at creation); the pull allocates only to set up a format it
+/// was not prepared for (a rate not in the configuration's `preparedRates`, or a source whose
+/// format was not given at creation, on its first buffer), never in steady state.
 ///
 /// Works from iOS 15 / macOS 12: the hand-off uses plain atomic loads and stores (a header of
 /// compiler builtins), not `Synchronization`. ``statistics`` may be read from any thread.
@@ -69,7 +71,7 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
   private var micCheck = _DescriptionCheck()
   /// The gains and switches last applied, touched only by the pulling thread.
   private var applied = 0
-  private let published: _Locked<Statistics>
+  private let published: Locked<Statistics>
   private let inputRates: ClosedRange<Int>
 
   /// Indices into `words`, each on its own cache line.
@@ -115,7 +117,7 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     words[Word.micGain.rawValue] = Int(bitPattern: UInt(configuration.micGainDB.bitPattern))
     words[Word.appEnabled.rawValue] = 1
     words[Word.micEnabled.rawValue] = 1
-    published = _Locked(Statistics())
+    published = Locked(Statistics())
     inputRates = configuration.inputRates
   }
 
@@ -133,7 +135,7 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
   /// A buffer longer than the hand-off ring keeps its newest part; a buffer that finds the ring
   /// full (no pull for about a second) is dropped and counted (``Statistics/appHandoffDrops``).
   /// - Throws: ``CaptureError/format(_:)`` for a description that is not readable PCM, a rate
-  ///   outside ``Configuration/inputRates``, or bytes that are not whole frames;
+  ///   outside ``ClockedCapturePipeline/Configuration/inputRates``, or bytes that are not whole frames;
   ///   ``CaptureError/concurrentCall`` when another thread is appending to the same source.
   /// - Complexity: O(bytes): one copy.
   public func append(

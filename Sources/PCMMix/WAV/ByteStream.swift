@@ -4,7 +4,7 @@
   import Darwin
 #endif
 
-/// Where a ``WAVReader`` gets its bytes: a file, a pipe, or memory.
+/// Where an ``AudioFileReader`` gets its bytes: a file, a pipe, or memory.
 public protocol ByteSource {
   /// Reads up to `buffer.count` bytes into the start of `buffer` and returns how many it read.
   ///

@@ -28,25 +28,35 @@ extension PCMFormat {
   /// The largest `fmt ` body this library looks at: WAVE_FORMAT_EXTENSIBLE's 40 bytes.
   internal static let wavFormatChunkMaxRead = 40
 
-  /// Reads a WAV `fmt ` chunk into an interleaved little-endian format.
+  /// Reads a WAV `fmt ` chunk into an interleaved format (little-endian samples, or big-endian in
+  /// a RIFX file) and the number of significant bits in each sample.
   ///
-  /// Accepts PCM (tag 1: 8-bit unsigned, 16/24/32-bit signed), IEEE float (tag 3: 32 or 64 bits)
-  /// and WAVE_FORMAT_EXTENSIBLE (tag 0xFFFE, `cbSize` ≥ 22) whose sub-format is PCM or float.
-  /// For extensible, `wBitsPerSample` is the container and gives the sample type; the valid bits
-  /// must not exceed it. The byte rate is not checked (writers often get it wrong); the block
-  /// align must be channels × bytes per sample. Checks run in this order: size, encoding,
-  /// channels, sample rate, bit depth, block align.
+  /// Accepts PCM (tag 1), IEEE float (tag 3: 32 or 64 bits) and WAVE_FORMAT_EXTENSIBLE (tag
+  /// 0xFFFE, `cbSize` ≥ 22) whose sub-format is PCM or float. PCM samples sit in containers of
+  /// block align ÷ channels bytes, which must be `ceil(bits / 8)`: 8 bits or fewer are unsigned
+  /// (u8), up to 16 s16, up to 24 s24, up to 32 s32; a depth that is not a whole number of bytes
+  /// (12 bits in 2 bytes) is left-justified in its container and read as the whole container, as
+  /// libsndfile reads it. For extensible, `wBitsPerSample` is the container and gives the sample
+  /// type; the valid bits must not exceed it. The byte rate is not checked (writers often get it
+  /// wrong); the block align must be channels × bytes per sample. Checks run in this order: size,
+  /// encoding, channels, sample rate, bit depth, block align.
   ///
   /// - Parameters:
   ///   - body: The first `min(size, 40)` bytes of the chunk body.
   ///   - size: The chunk size its header declares.
-  internal init(wavFormatChunk body: UnsafeRawBufferPointer, size: Int) throws(WAVError) {
+  ///   - bigEndian: Whether the file is RIFX: every field is big-endian, the extensible sub-format
+  ///     GUID's first three fields too (as libsndfile reads them), and so are the samples.
+  internal static func wavFormat(
+    chunk body: UnsafeRawBufferPointer, size: Int, bigEndian: Bool = false
+  ) throws(WAVError) -> (format: PCMFormat, validBits: Int) {
     guard size >= 16, body.count >= 16 else { throw .formatChunkTooShort(size) }
     func u16(_ offset: Int) -> UInt16 {
-      UInt16(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+      let raw = body.loadUnaligned(fromByteOffset: offset, as: UInt16.self)
+      return bigEndian ? UInt16(bigEndian: raw) : UInt16(littleEndian: raw)
     }
     func u32(_ offset: Int) -> UInt32 {
-      UInt32(littleEndian: body.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+      let raw = body.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+      return bigEndian ? UInt32(bigEndian: raw) : UInt32(littleEndian: raw)
     }
     let formatTag = u16(0)
     let channels = Int(u16(2))
@@ -58,12 +68,15 @@ extension PCMFormat {
     if formatTag == _WAVFormatTag.extensible {
       guard size >= 40, body.count >= 40 else { throw .formatChunkTooShort(size) }
       guard u16(16) >= 22 else { throw .formatChunkTooShort(size) }
-      let sub = u16(24)
-      let tailMatches = (0..<14).allSatisfy { body[26 + $0] == _WAVFormatTag.guidTail[$0] }
-      guard tailMatches else {
+      // GUID Data1 (4 bytes, the tag in its low half), Data2, Data3, then 8 bytes as stored.
+      let data1 = u32(24)
+      let tailMatches =
+        u16(28) == 0x0000 && u16(30) == 0x0010
+        && (0..<8).allSatisfy { body[32 + $0] == _WAVFormatTag.guidTail[6 + $0] }
+      guard data1 <= 0xFFFF, tailMatches else {
         throw .unsupportedEncoding(tag: formatTag, name: "extensible subformat")
       }
-      tag = sub
+      tag = UInt16(data1)
       validBits = Int(u16(18))
     }
     guard tag == _WAVFormatTag.pcm || tag == _WAVFormatTag.float else {
@@ -74,10 +87,13 @@ extension PCMFormat {
     guard rate >= 1, rate <= PCMFormat.maxSampleRate else { throw .invalidSampleRate(rate) }
     let type: SampleType
     switch (tag, bits) {
-    case (_WAVFormatTag.pcm, 8): type = .u8
-    case (_WAVFormatTag.pcm, 16): type = .s16
-    case (_WAVFormatTag.pcm, 24): type = .s24
-    case (_WAVFormatTag.pcm, 32): type = .s32
+    case (_WAVFormatTag.pcm, 1...8) where formatTag == _WAVFormatTag.pcm || bits == 8: type = .u8
+    case (_WAVFormatTag.pcm, 9...16) where formatTag == _WAVFormatTag.pcm || bits == 16:
+      type = .s16
+    case (_WAVFormatTag.pcm, 17...24) where formatTag == _WAVFormatTag.pcm || bits == 24:
+      type = .s24
+    case (_WAVFormatTag.pcm, 25...32) where formatTag == _WAVFormatTag.pcm || bits == 32:
+      type = .s32
     case (_WAVFormatTag.float, 32): type = .f32
     case (_WAVFormatTag.float, 64): type = .f64
     default: throw .unsupportedBitDepth(bits: bits, formatTag: tag)
@@ -85,8 +101,10 @@ extension PCMFormat {
     guard validBits <= bits else { throw .unsupportedBitDepth(bits: validBits, formatTag: tag) }
     let expected = channels * type.bytesPerSample
     guard blockAlign == expected else { throw .blockAlignMismatch(blockAlign, expected: expected) }
-    self.init(
-      sampleRate: Int(rate), channelCount: channels, sampleType: type, byteOrder: .little)
+    let format = PCMFormat(
+      sampleRate: Int(rate), channelCount: channels, sampleType: type,
+      byteOrder: bigEndian ? .big : .little)
+    return (format, validBits)
   }
 
   /// The `fmt ` chunk (header and body) ``WAVWriter`` writes for this format: PCM (16 bytes) or

@@ -1,12 +1,11 @@
-/// Why a WAV stream cannot be read or written. Each case names what is wrong and, where it helps,
-/// the value found.
+/// Why an audio file (WAV, RF64, BW64, RIFX or CAF) cannot be read, or a WAV file written. Each
+/// case names what is wrong and, where it helps, the value found.
 ///
-/// The case names are also the spellings the reference vectors in `TestVectors/manifest.json` use.
+/// The case names are also the spellings the reference vectors in `TestVectors/manifest.json` and
+/// `TestVectors/containers/manifest.json` use.
 public enum WAVError: Error, Hashable, Sendable {
-  /// The input does not start with `RIFF`.
+  /// The input starts with none of `RIFF`, `RIFX`, `RF64`, `BW64` and `caff`.
   case notRIFF
-  /// The input is big-endian RIFF (`RIFX`), which this library does not read.
-  case bigEndianRIFX
   /// The RIFF form type is not `WAVE`.
   case notWAVE
   /// The input ends inside the RIFF header or inside a chunk before the `data` chunk starts.
@@ -33,6 +32,29 @@ public enum WAVError: Error, Hashable, Sendable {
   case blockAlignMismatch(Int, expected: Int)
   /// The channel count is above ``PCMFormat/maxChannels``.
   case tooManyChannels(Int)
+  /// An RF64 or BW64 file has no `ds64` chunk before a chunk whose size (0xFFFFFFFF) it must
+  /// give.
+  case ds64Missing
+  /// The `ds64` chunk (of the given size in bytes) is shorter than its 28 fixed bytes plus 12
+  /// per entry of the table it declares.
+  case ds64TooShort(Int)
+  /// The input ends inside a CAF file's header, before the first audio byte.
+  case truncatedCAFHeader
+  /// The CAF file's version is not 1 (the only one there is).
+  case unsupportedCAFVersion(Int)
+  /// The CAF file's first chunk is not `desc`.
+  case cafDescriptionMissing
+  /// The CAF `desc` chunk contradicts itself, or describes linear PCM this library does not read
+  /// (the message says which field).
+  case cafDescription(String)
+  /// The CAF audio is not linear PCM: its format ID (`aac `, `alac`, `ulaw`, …) and the
+  /// encoding's name.
+  case unsupportedCAFEncoding(formatID: String, name: String)
+  /// A CAF chunk's size is negative (only a `data` chunk may say -1, "to the end of the file"),
+  /// or a `data` chunk is too small for its 4-byte edit count.
+  case invalidCAFChunkSize(type: String, size: Int64)
+  /// The CAF file ends after its `desc` chunk (and others) without a `data` chunk.
+  case cafDataMissing
   /// Reading or writing failed; the message comes from the operating system (`strerror`).
   case io(String)
 }
@@ -42,9 +64,8 @@ extension WAVError: CustomStringConvertible {
   public var description: String {
     switch self {
     case .notRIFF:
-      "not a WAV file: the input does not start with \"RIFF\""
-    case .bigEndianRIFX:
-      "big-endian RIFF (\"RIFX\") files are not supported"
+      "not a WAV file: the input does not start with \"RIFF\", \"RIFX\", \"RF64\", \"BW64\""
+        + " or CAF's \"caff\""
     case .notWAVE:
       "the RIFF form type is not \"WAVE\""
     case .truncatedHeader:
@@ -73,6 +94,24 @@ extension WAVError: CustomStringConvertible {
       "block align is \(got) bytes, expected \(expected) for the channels and bit depth"
     case .tooManyChannels(let n):
       "channel count \(n) is above the supported \(PCMFormat.maxChannels)"
+    case .ds64Missing:
+      "the RF64 file has no ds64 chunk to give its 64-bit sizes"
+    case .ds64TooShort(let size):
+      "ds64 chunk of \(size) bytes is too short (28 needed, plus 12 per table entry)"
+    case .truncatedCAFHeader:
+      "the input ends inside the CAF header, before the audio data"
+    case .unsupportedCAFVersion(let version):
+      "unsupported CAF file version \(version) (only 1 exists)"
+    case .cafDescriptionMissing:
+      "the CAF file does not start with a desc chunk"
+    case .cafDescription(let message):
+      "invalid CAF desc chunk: \(message)"
+    case .unsupportedCAFEncoding(let id, let name):
+      "unsupported CAF encoding \(name) ('\(id)')"
+    case .invalidCAFChunkSize(let type, let size):
+      "the CAF chunk '\(type)' has an invalid size \(size)"
+    case .cafDataMissing:
+      "the CAF file has no data chunk"
     case .io(let message):
       "i/o error: \(message)"
     }

@@ -1,0 +1,12 @@
+#include "pcmmix_kernels.h"
+
+// Whether the AVX2 + FMA kernels may run. They exist only on x86 (avx2_*.c); elsewhere, arm64
+// for instance, the Swift SIMD code already maps to NEON and there is nothing to choose.
+int pcmmix_kernels_available(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return 0;
+#endif
+}

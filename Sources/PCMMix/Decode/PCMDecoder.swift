@@ -1,0 +1,119 @@
+/// Decodes raw PCM bytes into interleaved Float32 frames, the library's working samples.
+///
+/// Scaling: integers map onto [-1, 1] by their full scale (`s16`: x / 32768, `u8`: (x − 128) / 128,
+/// `s24`: x / 2²³, `s32`: Float(x) / 2³¹), so every 8-, 16- and 24-bit value is exact in Float32
+/// and lies in [-1, 1). A 32-bit value keeps Float32's 24 bits: `Float(x)` rounds to nearest, so
+/// the largest values (from 2³¹ − 64 up) come out as exactly 1.0.
+/// Floats pass through (`f64` rounded to nearest). Byte order is swapped per the format, whole
+/// samples at a time (4 or 8 bytes for floats). Planar input is read plane by plane and written
+/// interleaved.
+public enum PCMDecoder {
+  /// Decodes `frames` of `source` (which holds `totalFrames` frames in `format`), keeping
+  /// channels `0 ..< outputChannels`, into `output` interleaved with `outputChannels` samples a
+  /// frame.
+  ///
+  /// - Precondition: `source` holds `totalFrames` whole frames, `frames` lies inside them,
+  ///   `outputChannels ≤ format.channelCount`, and `output` has room for
+  ///   `frames.count × outputChannels` samples.
+  /// - Complexity: O(`frames.count × outputChannels`).
+  @inlinable
+  public static func decode(
+    _ source: UnsafeRawBufferPointer, format: PCMFormat, totalFrames: Int, frames: Range<Int>,
+    outputChannels: Int, into output: UnsafeMutableBufferPointer<Float>
+  ) {
+    let bps = format.sampleType.bytesPerSample
+    precondition(source.count >= totalFrames * format.bytesPerFrame)
+    precondition(frames.lowerBound >= 0 && frames.upperBound <= totalFrames)
+    precondition(outputChannels >= 1 && outputChannels <= format.channelCount)
+    precondition(output.count >= frames.count * outputChannels)
+    guard !frames.isEmpty, let base = source.baseAddress, let out = output.baseAddress else {
+      return
+    }
+    let stride = format.isInterleaved ? format.bytesPerFrame : bps
+    let big = format.byteOrder == .big
+    for c in 0..<outputChannels {
+      let plane = format.isInterleaved ? c * bps : c * totalFrames * bps
+      let first = base + plane + frames.lowerBound * stride
+      let dst = out + c
+      let n = frames.count
+      switch format.sampleType {
+      case .u8:
+        _run(first, stride, n, dst, outputChannels) {
+          Float(Int($0.load(as: UInt8.self)) - 128) * 0x1p-7
+        }
+      case .s16:
+        if big {
+          _run(first, stride, n, dst, outputChannels) {
+            Float(Int16(bigEndian: $0.loadUnaligned(as: Int16.self))) * 0x1p-15
+          }
+        } else {
+          _run(first, stride, n, dst, outputChannels) {
+            Float(Int16(littleEndian: $0.loadUnaligned(as: Int16.self))) * 0x1p-15
+          }
+        }
+      case .s24:
+        if big {
+          _run(first, stride, n, dst, outputChannels) { _s24($0, hi: 0, mid: 1, lo: 2) }
+        } else {
+          _run(first, stride, n, dst, outputChannels) { _s24($0, hi: 2, mid: 1, lo: 0) }
+        }
+      case .s32:
+        if big {
+          _run(first, stride, n, dst, outputChannels) {
+            Float(Int32(bigEndian: $0.loadUnaligned(as: Int32.self))) * 0x1p-31
+          }
+        } else {
+          _run(first, stride, n, dst, outputChannels) {
+            Float(Int32(littleEndian: $0.loadUnaligned(as: Int32.self))) * 0x1p-31
+          }
+        }
+      case .f32:
+        if big {
+          _run(first, stride, n, dst, outputChannels) {
+            Float(bitPattern: UInt32(bigEndian: $0.loadUnaligned(as: UInt32.self)))
+          }
+        } else {
+          _run(first, stride, n, dst, outputChannels) {
+            Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)))
+          }
+        }
+      case .f64:
+        if big {
+          _run(first, stride, n, dst, outputChannels) {
+            Float(Double(bitPattern: UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self))))
+          }
+        } else {
+          _run(first, stride, n, dst, outputChannels) {
+            Float(Double(bitPattern: UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))))
+          }
+        }
+      }
+    }
+  }
+
+  /// One packed 24-bit sample whose bytes sit at the given offsets.
+  @inlinable @inline(__always)
+  internal static func _s24(_ p: UnsafeRawPointer, hi: Int, mid: Int, lo: Int) -> Float {
+    let b = p.assumingMemoryBound(to: UInt8.self)
+    let h = Int32(b[hi]) << 24
+    let m = Int32(b[mid]) << 16
+    let l = Int32(b[lo]) << 8
+    return Float((h | m | l) >> 8) * 0x1p-23
+  }
+
+  /// The inner loop: one channel, `count` samples `stride` bytes apart, written `outStride` apart.
+  @inlinable @inline(__always)
+  internal static func _run(
+    _ first: UnsafeRawPointer, _ stride: Int, _ count: Int,
+    _ dst: UnsafeMutablePointer<Float>, _ outStride: Int,
+    _ load: (UnsafeRawPointer) -> Float
+  ) {
+    var p = first
+    var q = dst
+    for _ in 0..<count {
+      q.pointee = load(p)
+      p += stride
+      q += outStride
+    }
+  }
+}
