@@ -17,7 +17,10 @@ import PCMMix
 /// The spectrum is a Kaiser-windowed FFT (β = 22: its leakage is under −180 dB beyond eight bins
 /// of a tone), scaled so a sinusoid of amplitude `a` peaks at `a`; a peak's level is refined by a
 /// parabola through the log levels of its bin and its neighbours. The signal's own bins (its
-/// frequencies in the window, and ``guardBins`` either side) are left out of the search.
+/// frequencies in the window, and ``guardBins`` either side) are left out of the search, so a
+/// sweep window cannot see an image or alias that close to the signal (upsampling, the image of
+/// content within about 1 % of the input's Nyquist frequency): the tones find those, each over
+/// a window long enough to resolve its nearest neighbour.
 public enum BandEdge {
   /// The input's level: −0.1 dBFS.
   public static let amplitude = pow(10, -0.1 / 20)
@@ -35,6 +38,10 @@ public enum BandEdge {
   public static let nearNyquist = [0.95, 0.98, 0.99]
   /// The tone just above the output's Nyquist frequency, when downsampling.
   public static let aboveNyquist = 1.01
+  /// Where ``Coverage/windows(_:from:)`` also looks, as fractions of the lower Nyquist frequency:
+  /// around it, where a stopband that starts late lets the sweep fold into the band (log-spaced
+  /// windows alone would step over it), and on to a quarter past it when downsampling.
+  public static let edgeWindows = [0.9, 0.97, 0.99, 1.005, 1.03, 1.1, 1.25]
 
   /// The largest thing in the output that is not the signal.
   public struct Spur: Sendable, CustomStringConvertible {
@@ -138,7 +145,8 @@ public enum BandEdge {
   /// Where along the sweep to look, from where it passes `from` × the lower Nyquist frequency to
   /// its end.
   public enum Coverage: Sendable {
-    /// `count` windows at log-spaced frequencies, each converted from its own excerpt.
+    /// `count` windows at log-spaced frequencies, and one at each of ``edgeWindows`` that the
+    /// sweep reaches, each converted from its own excerpt.
     case windows(Int, from: Double)
     /// Every window, back to back, converted in one run.
     case contiguous(from: Double)
@@ -191,8 +199,10 @@ public enum BandEdge {
     }
     switch coverage {
     case .windows(let count, let from):
-      for i in 0..<count {
-        let f = from * lower * pow(end / (from * lower), Double(i) / Double(max(1, count - 1)))
+      let spread = (0..<count).map {
+        from * lower * pow(end / (from * lower), Double($0) / Double(max(1, count - 1)))
+      }
+      for f in spread + edgeWindows.map({ $0 * lower }).filter({ $0 < end }) {
         look(from: min(time(f) - windowSeconds / 2, last), windows: 1)
       }
     case .contiguous(let from):
@@ -219,8 +229,8 @@ public enum BandEdge {
   /// a fresh mono converter (its latency skipped, if `skipsLatency` and it can), and returns
   /// `window` output frames starting at ``startIndex(_:_:_:)``.
   static func convert(
-    _ make: () -> any Resampler, inputRate: Int, outputRate: Int, from: Int, settle: Int, window: Int,
-    skipsLatency: Bool = true, _ signal: (Int) -> Double
+    _ make: () -> any Resampler, inputRate: Int, outputRate: Int, from: Int, settle: Int,
+    window: Int, skipsLatency: Bool = true, _ signal: (Int) -> Double
   ) -> [Float] {
     var r = make()
     if skipsLatency { _ = r.skipLatency() }

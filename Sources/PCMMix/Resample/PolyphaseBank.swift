@@ -111,8 +111,8 @@ final class _PolyphaseBank: @unchecked Sendable {
   /// every rate pair that designs the same filter: the filter depends on the rates only through
   /// the lower Nyquist frequency in cycles per input sample (½ for every upsampling ratio) and on
   /// whether the delay budget asks for minimum phase, so one table serves every upsampling rate
-  /// into 48 kHz whose budget asks for minimum phase (for the presets: 8 … 44.1 kHz), and
-  /// another the rates where linear phase fits. Built outside the cache's lock.
+  /// into 48 kHz whose budget asks for minimum phase (for the presets: all of them, and 48 kHz
+  /// itself), and another the rates where linear phase fits. Built outside the cache's lock.
   static func interpolated(inputRate: Int, outputRate: Int, quality: ResamplerQuality)
     -> _PolyphaseBank
   {

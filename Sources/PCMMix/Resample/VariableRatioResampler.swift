@@ -89,7 +89,8 @@ public struct VariableRatioResampler: Resampler {
   public static func factory(
     _ quality: ResamplerQuality, kernel: PolyphaseResampler.DotKernel? = nil
   ) -> ResamplerFactory {
-    // The two tables every upsampling rate into 48 kHz uses (linear and minimum phase).
+    // The tables every upsampling rate into 48 kHz uses: linear and minimum phase (for the
+    // presets, minimum phase for both, one table).
     _ = _PolyphaseBank.interpolated(inputRate: 8_000, outputRate: 48_000, quality: quality)
     _ = _PolyphaseBank.interpolated(inputRate: 48_000, outputRate: 48_000, quality: quality)
     return {
