@@ -254,6 +254,11 @@ public enum BandEdge {
           consumed += result.consumed
           produced += result.produced
         }
+        // A converter that holds its output back until the end (a whole-file tool behind the
+        // protocol) gives it at the flush.
+        if produced < wanted {
+          produced += r.flush(into: UnsafeMutableBufferPointer(rebasing: output[produced...]))
+        }
       }
     }
     precondition(produced >= wanted, "converter produced \(produced) of \(wanted) frames")

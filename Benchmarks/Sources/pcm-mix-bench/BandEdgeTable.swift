@@ -1,8 +1,9 @@
 import PCMMix
 import PCMMixTestSupport
 
-/// The resampler section's band-edge table (issue 13): every backend on the conversions where
-/// the top of the band shows, 96 → 44.1 kHz (downsampling) and 16 → 48 kHz (upsampling), as
+/// The resampler section's band-edge table (issue 13): every backend, and `sox rate` and
+/// `sox rate -v` when sox is on the PATH (``SoxRate``), on the conversions where the top of the
+/// band shows, 96 → 44.1 kHz (downsampling) and 16 → 48 kHz (upsampling), as
 /// ``BandEdge`` measures them: the worst alias or image anywhere in the output band, in dB
 /// against the −0.1 dBFS signal, over a log sweep (every window from 0.05 × the lower Nyquist
 /// frequency to the sweep's end, converted in one run) and tones at 0.95, 0.98 and 0.99 × the
