@@ -208,7 +208,7 @@ import Testing
 
   /// From 48 kHz into lower rates (a recorder's 16 kHz, a telephone's 8 kHz) the same table
   /// holds: long downsampling filters turn minimum phase where linear phase would be too slow
-  /// (`high` into 8 kHz would otherwise delay 15.5 ms). Tone SNR and gain to the gain edge,
+  /// (`high` into 8 kHz would otherwise delay 24.75 ms). Tone SNR and gain to the gain edge,
   /// rejection of tones between the stop edge and 24 kHz, and the delay across the band.
   @Test(arguments: targets, [8000, 11025, 16000, 44100])
   func downsamplingFrom48kMeetsTheTable(_ t: Target, outputRate: Int) throws {
