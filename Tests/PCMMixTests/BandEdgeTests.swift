@@ -11,29 +11,14 @@ import Testing
 /// frequency must be at least the preset's rejection below the signal. Tones up to the
 /// passband edge must keep their level within the preset's flatness.
 @Suite struct BandEdgeTests {
-  struct Preset: Sendable, CustomStringConvertible {
-    var name: String
-    var quality: ResamplerQuality
-    /// The issue's rejection figure for the preset, in dB below the signal.
-    var rejectionDB: Double
-    /// The passband's flatness: the most a tone up to ``ResamplerQuality/passbandEdge`` may
-    /// move, in dB.
-    var flatnessDB: Double
-    var description: String { name }
-  }
-
-  /// Thresholds from the preset specification (`ResamplerQuality`'s documentation), not from
-  /// measurements:
-  /// - fast: the issue's 100 dB; the preset is designed for 103 dB from its stop edge (3 dB for
-  ///   the Kaiser estimate's error and Float32 coefficients); flat within 0.1 dB.
-  /// - balanced: the issue's 130 dB; designed for 133 dB (the same 3 dB); flat within 0.01 dB.
-  /// - high: the issue's 140 dB; designed for 150 dB, which Float32 coefficients (about
-  ///   −150 dB each) could not keep everywhere, hence 10 dB; flat within 0.001 dB.
-  static let presets = [
-    Preset(name: "fast", quality: .fast, rejectionDB: 100, flatnessDB: 0.1),
-    Preset(name: "balanced", quality: .balanced, rejectionDB: 130, flatnessDB: 0.01),
-    Preset(name: "high", quality: .high, rejectionDB: 140, flatnessDB: 0.001),
-  ]
+  /// The presets' targets, from their specification (`ResamplerQuality`'s documentation), not
+  /// from measurements, as ``ResamplerPresetTests`` holds them: rejection (the issue's 100, 130
+  /// and 140 dB; designed for 103, 133 and 150 dB: 3 dB for the Kaiser estimate's error and
+  /// Float32 coefficients, and for `high` 10, since Float32 coefficients of about −150 dB each
+  /// cannot keep 150 dB everywhere) and flatness to the passband edge (its gain error: 0.1, 0.01
+  /// and 0.001 dB).
+  typealias Preset = ResamplerPresetTests.Target
+  static let presets = ResamplerPresetTests.targets
 
   /// Downsampling 96 → 44.1 / 48 kHz and 48 → 16 / 8 kHz; upsampling 8, 16, 32 and 44.1 kHz
   /// into 48 kHz.
@@ -97,7 +82,7 @@ import Testing
     print(
       "band edge \(c): passband gain error \(String(format: "%.5f", worstGain)) dB to "
         + "\(c.preset.quality.passbandEdge) × Nyquist")
-    #expect(worstGain <= c.preset.flatnessDB, "\(c): passband moves \(worstGain) dB")
+    #expect(worstGain <= c.preset.gainErrorDB, "\(c): passband moves \(worstGain) dB")
   }
 
   /// The instrument: a tone at −0.1 dBFS with a spur 150 dB under it, 160 Hz away (where the

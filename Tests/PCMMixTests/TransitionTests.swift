@@ -20,7 +20,8 @@ import Testing
     mic.tone = (frequency: 617.3, amplitude: 0.4)
     mic.start = 1.2041  // starts late (the tone near its peak: 0.29 of a cycle)
     mic.rateSwitches = [(at: 6.0071, rate: 16_000)]
-    var c = ClockedCapturePipeline.Configuration(resampler: VariableRatioResampler.factory(.fast))
+    var c = ClockedCapturePipeline.Configuration(
+      resampler: VariableRatioResampler.factory(.shortForTests))
     c.fadeSeconds = fadeSeconds
     var runner = try SceneRunner(
       c, app: app.streamDescription(rate: 44_100), mic: mic.streamDescription(rate: 48_000))
@@ -113,7 +114,8 @@ import Testing
     mic.tone = (frequency: 617.3, amplitude: 0.4)
     mic.timestampJitter = 0
     mic.start = 0.25
-    var c = ClockedCapturePipeline.Configuration(resampler: VariableRatioResampler.factory(.fast))
+    var c = ClockedCapturePipeline.Configuration(
+      resampler: VariableRatioResampler.factory(.shortForTests))
     c.fadeSeconds = 0
     c.driftCorrection = .off
     var runner = try SceneRunner(

@@ -32,12 +32,6 @@ struct SoxRate: Resampler {
     }
   }
 
-  init(inputRate: Int, outputRate: Int, quality: String) {
-    self.inputRate = inputRate
-    self.outputRate = outputRate
-    self.quality = quality
-  }
-
   mutating func process(
     _ input: UnsafeBufferPointer<Float>, into output: UnsafeMutableBufferPointer<Float>
   ) -> (consumed: Int, produced: Int) {
