@@ -30,14 +30,16 @@ public struct InputSpec: Equatable, Sendable {
 ///
 /// A file converter has the whole file, so it can afford a linear-phase filter's delay (it drops
 /// it at the start): every frequency comes out at its input time. The capture pipeline cannot
-/// wait that long below 44.1 kHz of input, so its presets use minimum phase there (`capture`).
+/// wait that long, so its presets use minimum phase wherever linear phase would exceed their
+/// delay budget: at every common rate into 48 kHz (`capture`).
 public enum PhaseChoice: String, CaseIterable, Equatable, Sendable {
   /// Linear phase at every rate: every frequency delayed alike, then aligned (the default).
   case linear
   /// Minimum phase at every rate: the least delay; the top of the band lags a little.
   case minimum
   /// The preset's own rule, what the capture pipeline runs: linear phase where its delay fits
-  /// the preset's budget (from 44.1 kHz of input up), minimum phase below.
+  /// the preset's budget, minimum phase where it would not (for the presets, at every common
+  /// rate into 48 kHz).
   case capture
 
   /// `quality` with this phase response.

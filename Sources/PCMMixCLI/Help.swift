@@ -36,8 +36,9 @@ public enum Help {
     src-fastest, src-linear, src-zoh. --phase picks the built-in resampler's phase response:
     linear (the default: a file converter has the whole file, so it drops a linear-phase
     filter's delay and every frequency comes out at its input time), minimum (least delay, the
-    top of the band lags), or capture (the presets as the capture pipeline runs them: linear
-    phase from 44.1 kHz of input up, minimum phase below, within its delay budget).
+    top of the band lags), or capture (the presets as the capture pipeline runs them: minimum
+    phase wherever linear phase would exceed the preset's delay budget, which is at every
+    common rate into 48 kHz).
     """
 
   static let overview = """

@@ -35,13 +35,15 @@ import Testing
     }
   }
 
-  /// The pipeline for scene tests: the `fast` filter (the scenes test time, not filters, and
-  /// run in debug builds), everything else as configured by `change`.
+  /// The pipeline for scene tests: a short filter (``ResamplerQuality/shortForTests``: the scenes
+  /// test time, not filters, and run in debug builds), everything else as configured by
+  /// `change`.
   static func runner(
     _ a: SimulatedSource?, _ m: SimulatedSource?,
     _ change: (inout ClockedCapturePipeline.Configuration) -> Void = { _ in }
   ) throws -> SceneRunner {
-    var c = ClockedCapturePipeline.Configuration(resampler: ResamplerFactory.variableRatio(.fast))
+    var c = ClockedCapturePipeline.Configuration(
+      resampler: ResamplerFactory.variableRatio(.shortForTests))
     change(&c)
     return try SceneRunner(
       c, app: a.map { $0.streamDescription(rate: $0.rate) },

@@ -18,7 +18,8 @@ import Testing
   @Test(arguments: 0..<6)
   func randomSchedulesKeepTheInvariants(seed: UInt64) throws {
     var rng = SplitMix64(seed: 0xC10C + seed)
-    var c = ClockedCapturePipeline.Configuration(resampler: ResamplerFactory.variableRatio(.fast))
+    var c = ClockedCapturePipeline.Configuration(
+      resampler: ResamplerFactory.variableRatio(.shortForTests))
     c.preparedRates = [16_000, 32_000, 44_100, 48_000]
     if seed % 3 == 1 { c.latency = .fixed(seconds: 0.05) }
     if seed % 3 == 2 { c.driftCorrection = .timestampsAndFillLevel }

@@ -14,7 +14,8 @@ import Testing
   static func clocked(
     _ app: SimulatedSource, _ mic: SimulatedSource, policy: MixPolicy, seconds: Double = 4
   ) throws -> (float: [Float], int16: [Int16], meters: MixMeters) {
-    var c = ClockedCapturePipeline.Configuration(resampler: ResamplerFactory.variableRatio(.fast))
+    var c = ClockedCapturePipeline.Configuration(
+      resampler: ResamplerFactory.variableRatio(.shortForTests))
     c.policy = policy
     var float: [Float] = []
     var runner = try SceneRunner(
@@ -75,7 +76,8 @@ import Testing
     a.markerAmplitude = 0.9
     var m = SimulatedSource.replayKitMic(markers: [1.5, 2.5])
     m.markerAmplitude = 0.9
-    var c = ClockedCapturePipeline.Configuration(resampler: ResamplerFactory.variableRatio(.fast))
+    var c = ClockedCapturePipeline.Configuration(
+      resampler: ResamplerFactory.variableRatio(.shortForTests))
     c.policy = .limit
     var runner = try SceneRunner(
       c, app: a.streamDescription(rate: a.rate), mic: m.streamDescription(rate: m.rate))

@@ -10,7 +10,8 @@ import Testing
 /// ThreadSanitizer with `make tsan`) it loses nothing it does not count.
 @Suite struct RealtimeCapturePipelineTests {
   static let config: ClockedCapturePipeline.Configuration = {
-    var c = ClockedCapturePipeline.Configuration(resampler: ResamplerFactory.variableRatio(.fast))
+    var c = ClockedCapturePipeline.Configuration(
+      resampler: ResamplerFactory.variableRatio(.shortForTests))
     c.latency = .fixed(seconds: 0.1)
     return c
   }()

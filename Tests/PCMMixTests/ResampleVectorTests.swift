@@ -121,8 +121,8 @@ import Testing
   /// (fast ≥ 100 dB, high ≥ 140 dB; `ResamplerQuality`'s documentation): targets, not measurements minus a margin. The compared
   /// region also leaves out the filter's half length at each end (more than the vector's 10 ms
   /// for `high` at 8 kHz, 16 ms), where the window overlaps the input's abrupt start and end.
-  /// Linear phase, as for the default above; the presets as they are (minimum phase below
-  /// 44.1 kHz) are measured against the vectors' tones in ``presetsAgainstTheVectorTones``.
+  /// Linear phase, as for the default above; the presets as they are (minimum phase at every
+  /// rate into 48 kHz) are measured against the vectors' tones in ``presetsAgainstTheVectorTones``.
   @Test(arguments: names, [("fast", 100.0), ("high", 140.0)])
   func otherPresetsAgainstAnalytic(_ name: String, preset: (String, Double)) throws {
     let v = try ResampleVector(name)
@@ -141,8 +141,8 @@ import Testing
     #expect(min(left, right) >= preset.1)
   }
 
-  /// Every preset as it is (minimum phase below 44.1 kHz of input, where a linear-phase filter
-  /// would exceed the delay budget) on the vectors' inputs: each channel's tones are fitted with
+  /// Every preset as it is (minimum phase wherever a linear-phase filter would exceed the delay
+  /// budget: at every rate into 48 kHz) on the vectors' inputs: each channel's tones are fitted with
   /// their own amplitude and phase, so a delay that depends on frequency costs nothing, and the
   /// rest must be under the preset's tone SNR target; each tone keeps its amplitude to within
   /// the preset's gain error. The steady part only: the filter's whole length from either end.

@@ -107,8 +107,8 @@ import Testing
   /// Runs the scene with float output and checks everything but the configuration.
   ///
   /// The expected mix is the ideal resampling, every frequency delayed alike, so the sources are
-  /// resampled with the default preset's linear-phase form (below 44.1 kHz, as the mic's 32 kHz,
-  /// the preset itself is minimum phase, whose delay rises towards the band edge; its quality is
+  /// resampled with the default preset's linear-phase form (the preset itself is minimum phase at
+  /// every common rate into 48 kHz, and its delay rises towards the band edge; its quality is
   /// measured by tone fits in ResamplerPresetTests and ResampleVectorTests).
   static func checkFloatMix(_ configuration: CapturePipeline.Configuration, label: String) throws {
     var configuration = configuration

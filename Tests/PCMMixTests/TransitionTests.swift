@@ -18,15 +18,16 @@ import Testing
     app.end = 9.0031  // ends for good
     var mic = SimulatedSource(rate: 48_000, channels: 1, encoding: .s16le)
     mic.tone = (frequency: 617.3, amplitude: 0.4)
-    mic.start = 1.2037  // starts late
+    mic.start = 1.2041  // starts late (the tone near its peak: 0.29 of a cycle)
     mic.rateSwitches = [(at: 6.0071, rate: 16_000)]
-    var c = ClockedCapturePipeline.Configuration(resampler: ResamplerFactory.variableRatio(.fast))
+    var c = ClockedCapturePipeline.Configuration(
+      resampler: ResamplerFactory.variableRatio(.shortForTests))
     c.fadeSeconds = fadeSeconds
     var runner = try SceneRunner(
       c, app: app.streamDescription(rate: 44_100), mic: mic.streamDescription(rate: 48_000))
     var output = [Float](repeating: 0, count: 2 * 48_000 * 10)
     var transitions: [(String, Int)] = [
-      ("late start", 1.2037), ("stall", 3.0011), ("return", 3.6011), ("format switch", 6.0071),
+      ("late start", 1.2041), ("stall", 3.0011), ("return", 3.6011), ("format switch", 6.0071),
       ("end", 9.0031),
     ].map { ($0.0, Int(($0.1 * 48_000).rounded())) }
     var enabledAt: Int?
@@ -113,7 +114,8 @@ import Testing
     mic.tone = (frequency: 617.3, amplitude: 0.4)
     mic.timestampJitter = 0
     mic.start = 0.25
-    var c = ClockedCapturePipeline.Configuration(resampler: ResamplerFactory.variableRatio(.fast))
+    var c = ClockedCapturePipeline.Configuration(
+      resampler: ResamplerFactory.variableRatio(.shortForTests))
     c.fadeSeconds = 0
     c.driftCorrection = .off
     var runner = try SceneRunner(

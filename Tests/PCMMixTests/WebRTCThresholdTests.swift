@@ -57,8 +57,9 @@ import Testing
       Float(Self.chirp(Double($0) / Double(inputRate), maxFrequency: inputNyquist))
     }
     // The chirp is compared sample by sample with the ideal one, so the filter must delay every
-    // frequency alike: the default preset's linear-phase form (below 44.1 kHz the preset itself
-    // is minimum phase, whose delay rises towards the band edge; see ResamplerPresetTests).
+    // frequency alike: the default preset's linear-phase form (the preset itself is minimum phase
+    // at every rate into 48 kHz, and its delay rises towards the band edge; see
+    // ResamplerPresetTests).
     var r = PolyphaseResampler(
       inputRate: inputRate, outputRate: outputRate, channelCount: 1,
       quality: .balanced.with(phase: .linear))

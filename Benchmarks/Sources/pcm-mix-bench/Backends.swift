@@ -12,6 +12,8 @@ struct Backend {
     case speexdsp
     /// A WebRTC-class 32-tap sinc resampler (`BENCH_PEER_SINC32`, written for the benchmark).
     case webrtc
+    /// The `sox` command's `rate` effect (``SoxRate``; the band-edge table only).
+    case sox
   }
 
   /// Row name, e.g. `builtin-balanced`, `src-best`, `soxr-hq`, `speex-5`, `webrtc-sinc32`.

@@ -35,7 +35,10 @@ enum ResamplerTable {
 
   static func run(_ options: Options, report: Report, allocCounterWorks: Bool) {
     let backends = Backend.all
-    let names = workloads.flatMap { w in backends.map { rowName($0.name, w) } }
+    let edgeBackends = backends + SoxRate.backends
+    let names =
+      workloads.flatMap { w in backends.map { rowName($0.name, w) } }
+      + edgeBackends.map { BandEdgeTable.rowName($0.name) }
     guard report.wants(section: section, rows: names) else { return }
     let speedSeconds = max(0.5, 10 * options.scale)
     let toneSeconds = min(1.0, max(0.3, options.scale))
@@ -184,6 +187,10 @@ enum ResamplerTable {
         }
         if any { webrtcLines.append(line) }
       }
+    }
+    BandEdgeTable.run(edgeBackends, report: report, section: section)
+    if SoxRate.backends.isEmpty && report.wants(section: section, row: "sox-rate band edge") {
+      emit("  (sox is not on the PATH: no sox-rate rows)")
     }
     if !ratioLines.isEmpty {
       emit("")

@@ -7,7 +7,7 @@
 #endif
 
 /// A minimum-phase version of the resampler's Kaiser-windowed sinc, for delay budgets a
-/// linear-phase filter cannot meet (its delay is half its length: 8 ms at 8 kHz for `balanced`).
+/// linear-phase filter cannot meet (its delay is half its length: 11 ms at 8 kHz for `balanced`).
 ///
 /// Same magnitude response, same length; the energy comes first instead of in the middle, so the
 /// delay at low frequencies is a few input samples and rises towards the band edge (the phase is
@@ -16,7 +16,7 @@
 /// downsampling, where the band is narrower, so that it is always sampled about 32 times per
 /// cycle of its cutoff), its zero-phase response floored 20 dB under the stopband, and the
 /// causal part of the log spectrum's cepstrum is exponentiated back. The FFT is 64 times the
-/// prototype's length in samples, so the cepstrum's aliasing stays under the stopband: 2^17
+/// prototype's length in samples, so the cepstrum's aliasing stays under the stopband: 2^18
 /// points for `balanced`, whatever the ratio. Any fractional position is then read from those
 /// samples by a 12-tap Kaiser-windowed sinc (the prototype is band-limited far below the
 /// sampling rate, so this adds no error that matters).

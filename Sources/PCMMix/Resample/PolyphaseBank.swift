@@ -110,8 +110,9 @@ final class _PolyphaseBank: @unchecked Sendable {
   /// The interpolated table for converting `inputRate` into `outputRate` at `quality`, shared by
   /// every rate pair that designs the same filter: the filter depends on the rates only through
   /// the lower Nyquist frequency in cycles per input sample (½ for every upsampling ratio) and on
-  /// whether the delay budget asks for minimum phase, so one table serves 8, 16, 24 and 32 kHz
-  /// into 48 kHz, and another 44.1 and 48 kHz. Built outside the cache's lock.
+  /// whether the delay budget asks for minimum phase, so one table serves every upsampling rate
+  /// into 48 kHz whose budget asks for minimum phase (for the presets: all of them, and 48 kHz
+  /// itself), and another the rates where linear phase fits. Built outside the cache's lock.
   static func interpolated(inputRate: Int, outputRate: Int, quality: ResamplerQuality)
     -> _PolyphaseBank
   {

@@ -71,9 +71,9 @@ public struct PolyphaseResampler: Resampler {
   }
 
   /// Makes, once per process, the minimum-phase design that every upsampling rate shares at
-  /// `quality` (the presets use it below 44.1 kHz of input; a few tens of milliseconds), so that a
-  /// source switching to such a rate mid-stream does not pay for it inside a callback. Does
-  /// nothing for a quality that stays linear phase there.
+  /// `quality` (the presets use it at every common rate into 48 kHz; a few tens of
+  /// milliseconds), so that a source switching to such a rate mid-stream does not pay for it
+  /// inside a callback. Does nothing for a quality that stays linear phase there.
   public static func prepareDesign(for quality: ResamplerQuality) {
     _ = PolyphaseResampler(inputRate: 8000, outputRate: 48000, channelCount: 1, quality: quality)
   }

@@ -65,7 +65,8 @@ extension ResamplerFactory {
   public static func variableRatio(
     _ quality: ResamplerQuality, kernel: PolyphaseResampler.DotKernel?
   ) -> ResamplerFactory {
-    // The two tables every upsampling rate into 48 kHz uses (linear and minimum phase).
+    // The tables every upsampling rate into 48 kHz uses: linear and minimum phase (for the
+    // presets, minimum phase for both, one table).
     _ = _PolyphaseBank.interpolated(inputRate: 8_000, outputRate: 48_000, quality: quality)
     _ = _PolyphaseBank.interpolated(inputRate: 48_000, outputRate: 48_000, quality: quality)
     return ResamplerFactory {
