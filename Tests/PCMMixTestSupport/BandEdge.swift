@@ -52,8 +52,10 @@ public enum BandEdge {
     /// What was playing: the sweep at some frequency, or a tone.
     public var probe: String
 
+    /// No spur found: −∞ dB.
     public static let none = Spur(levelDB: -.infinity, frequency: 0, probe: "none")
 
+    /// For example `-134.2 dB at 15988 Hz (tone 0.99)`.
     public var description: String {
       String(format: "%.1f dB at %.0f Hz (%@)", levelDB, frequency, probe)
     }
