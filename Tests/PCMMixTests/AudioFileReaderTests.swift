@@ -228,20 +228,10 @@ struct WAVReaderTests {
   fileprivate func everyPrefixIsSafe(_ v: WAVVector) throws {
     let bytes = try Vectors.bytes(v.file)
     let expected = try Vectors.float32(v.samplesFile)
-    for length in 0...bytes.count {
-      let prefix = Array(bytes[0..<length])
-      var reader: AudioFileReader<MemorySource>
-      do {
-        reader = try AudioFileReader(source: MemorySource(prefix))
-      } catch {
-        #expect(length < v.dataOffset, "length \(length): \(error)")
-        continue
-      }
-      #expect(length >= v.dataOffset, "length \(length) parsed")
-      let frames = min(v.frames, (length - v.dataOffset) / v.blockAlign)
-      let samples = try readAllFloat(&reader, chunkFrames: 3)
-      #expect(reader.framesRead == frames, "length \(length)")
-      #expect(bits(samples) == bits(Array(expected[0..<frames * v.channels])))
+    try expectEveryPrefixReads(
+      bytes, expected: expected, lengths: 0...bytes.count, dataOffset: v.dataOffset,
+      frames: v.frames, blockAlign: v.blockAlign, channels: v.channels
+    ) { length, reader in
       let cut = length < v.dataOffset + v.frames * v.blockAlign
       if cut && (v.hasClaimedSize || (length - v.dataOffset) % v.blockAlign != 0) {
         #expect(reader.isTruncated, "length \(length)")
@@ -397,5 +387,30 @@ struct WAVReaderTests {
     #expect(
       WAVError.unsupportedEncoding(tag: 7, name: "mu-law").description
         == "unsupported encoding mu-law (format tag 0x0007)")
+  }
+}
+
+/// Reads `bytes` cut at each of `lengths`: a cut inside the header throws, and a cut after it
+/// reads exactly the whole frames before the cut, bit for bit against `expected`; `more` checks
+/// each reader further.
+func expectEveryPrefixReads(
+  _ bytes: [UInt8], expected: [Float], lengths: some Sequence<Int>, dataOffset: Int, frames: Int,
+  blockAlign: Int, channels: Int,
+  more: (Int, AudioFileReader<MemorySource>) -> Void = { _, _ in }
+) throws {
+  for length in lengths {
+    var reader: AudioFileReader<MemorySource>
+    do {
+      reader = try AudioFileReader(source: MemorySource(Array(bytes[0..<length])))
+    } catch {
+      #expect(length < dataOffset, "length \(length): \(error)")
+      continue
+    }
+    #expect(length >= dataOffset, "length \(length) parsed")
+    let whole = min(frames, (length - dataOffset) / blockAlign)
+    let samples = try readAllFloat(&reader, chunkFrames: 3)
+    #expect(reader.framesRead == whole, "length \(length)")
+    #expect(bits(samples) == bits(Array(expected[0..<whole * channels])))
+    more(length, reader)
   }
 }

@@ -153,20 +153,8 @@ struct ContainerVectorTests {
     // audio a frame at a time.
     var lengths = Array(0...min(bytes.count, v.dataOffset + v.blockAlign))
     lengths += stride(from: v.dataOffset + v.blockAlign, through: bytes.count, by: v.blockAlign)
-    for length in lengths {
-      let prefix = Array(bytes[0..<length])
-      var reader: AudioFileReader<MemorySource>
-      do {
-        reader = try AudioFileReader(source: MemorySource(prefix))
-      } catch {
-        #expect(length < v.dataOffset, "length \(length): \(error)")
-        continue
-      }
-      #expect(length >= v.dataOffset, "length \(length) parsed")
-      let frames = min(v.frames, (length - v.dataOffset) / v.blockAlign)
-      let samples = try readAllFloat(&reader, chunkFrames: 3)
-      #expect(reader.framesRead == frames, "length \(length)")
-      #expect(bits(samples) == bits(Array(expected[0..<frames * v.channels])))
-    }
+    try expectEveryPrefixReads(
+      bytes, expected: expected, lengths: lengths, dataOffset: v.dataOffset, frames: v.frames,
+      blockAlign: v.blockAlign, channels: v.channels)
   }
 }
