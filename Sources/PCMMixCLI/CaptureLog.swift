@@ -8,7 +8,7 @@ import PCMMix
 
 /// One row of a capture log: a buffer of ``frames`` frames in ``format``, its first frame stamped
 /// ``time`` (`nil`: the row has no stamp).
-struct _LogRow: Equatable {
+struct LogRow: Equatable {
   /// The row's line in its CSV file (the header is line 1).
   var line: Int
   var time: MediaTime?
@@ -20,7 +20,7 @@ struct _LogRow: Equatable {
 }
 
 /// The grammar of a capture log's rows, apart from any file: `time,frames,format`.
-enum _CaptureLogSyntax {
+enum CaptureLogSyntax {
   /// The first line of every log.
   static let header = "time,frames,format"
   /// The most frames one row may hold.
@@ -31,41 +31,41 @@ enum _CaptureLogSyntax {
   static let maxLineBytes = 4_096
 
   /// Parses a row's fields (the format as its spec, not yet parsed); throws the message.
-  static func fields(_ line: String) throws(_LogProblem) -> (
+  static func fields(_ line: String) throws(LogProblem) -> (
     time: MediaTime?, frames: Int, spec: Substring
   ) {
     let parts = line.split(separator: ",", omittingEmptySubsequences: false)
     guard parts.count == 3 else {
-      throw _LogProblem("a row has 3 fields (time,frames,format); this one has \(parts.count)")
+      throw LogProblem("a row has 3 fields (time,frames,format); this one has \(parts.count)")
     }
     let time = try self.time(trimmed(parts[0]))
     let frameText = trimmed(parts[1])
     guard let frames = Int(frameText), frames > 0 else {
-      throw _LogProblem("frames '\(frameText)' is not a positive whole number")
+      throw LogProblem("frames '\(frameText)' is not a positive whole number")
     }
     guard frames <= maxFrames else {
-      throw _LogProblem("frames \(frames) is more than one buffer can hold (\(maxFrames))")
+      throw LogProblem("frames \(frames) is more than one buffer can hold (\(maxFrames))")
     }
     return (time, frames, trimmed(parts[2]))
   }
 
   /// Parses a time: empty (no stamp), decimal seconds (`12.345`, kept to the nanosecond), or
   /// `VALUE/TIMESCALE` with a positive 32-bit timescale (kept as it is).
-  static func time(_ text: Substring) throws(_LogProblem) -> MediaTime? {
+  static func time(_ text: Substring) throws(LogProblem) -> MediaTime? {
     if text.isEmpty { return nil }
     if let slash = text.firstIndex(of: "/") {
       let valueText = text[..<slash]
       let scaleText = text[text.index(after: slash)...]
       guard let value = Int64(valueText), let scale = Int32(scaleText) else {
-        throw _LogProblem("time '\(text)' is not VALUE/TIMESCALE (64- and 32-bit integers)")
+        throw LogProblem("time '\(text)' is not VALUE/TIMESCALE (64- and 32-bit integers)")
       }
       guard scale > 0 else {
-        throw _LogProblem("time '\(text)' has a timescale that is not positive")
+        throw LogProblem("time '\(text)' has a timescale that is not positive")
       }
       return MediaTime(value: value, timescale: scale)
     }
     guard let nanoseconds = decimalNanoseconds(text) else {
-      throw _LogProblem("time '\(text)' is not decimal seconds (12.345) or VALUE/TIMESCALE")
+      throw LogProblem("time '\(text)' is not decimal seconds (12.345) or VALUE/TIMESCALE")
     }
     return MediaTime(value: nanoseconds, timescale: 1_000_000_000)
   }
@@ -110,7 +110,7 @@ enum _CaptureLogSyntax {
 }
 
 /// What is wrong with one line of a log, before it is given a file and line.
-struct _LogProblem: Error {
+struct LogProblem: Error {
   var message: String
 
   init(_ message: String) { self.message = message }
@@ -118,7 +118,7 @@ struct _LogProblem: Error {
 
 /// A capture log's CSV, read row by row through a fixed buffer; it can be read again from the
 /// top (``rewind()``), so it must be a regular file.
-struct _CaptureLogReader {
+struct CaptureLogReader {
   let path: String
   private let fd: Int32
   private var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -134,9 +134,9 @@ struct _CaptureLogReader {
   let rates: ClosedRange<Int>
 
   /// Opens the log at `path`: 66 when it is missing, unreadable or not a regular file.
-  static func open(_ path: String, rates: ClosedRange<Int>) throws(CLIError) -> _CaptureLogReader {
+  static func open(_ path: String, rates: ClosedRange<Int>) throws(CLIError) -> CaptureLogReader {
     let fd = try _openRegularOrAny(path, regular: true)
-    return _CaptureLogReader(path: path, fd: fd, rates: rates)
+    return CaptureLogReader(path: path, fd: fd, rates: rates)
   }
 
   private init(path: String, fd: Int32, rates: ClosedRange<Int>) {
@@ -157,25 +157,25 @@ struct _CaptureLogReader {
   /// lines are skipped.
   ///
   /// - Throws: 65 naming `path:line` for a malformed line, 74 for a read error.
-  mutating func next() throws(CLIError) -> _LogRow? {
+  mutating func next() throws(CLIError) -> LogRow? {
     if lineNumber == 0 {
       let header = try nextLine()
-      guard header == _CaptureLogSyntax.header else {
+      guard header == CaptureLogSyntax.header else {
         let what = header.map { "'\($0.prefix(60))'" } ?? "an empty file"
-        throw problem("the first line must be '\(_CaptureLogSyntax.header)', not \(what)")
+        throw problem("the first line must be '\(CaptureLogSyntax.header)', not \(what)")
       }
     }
     while let line = try nextLine() {
-      if _CaptureLogSyntax.trimmed(line[...]).isEmpty { continue }
-      do throws(_LogProblem) {
-        let (time, frames, spec) = try _CaptureLogSyntax.fields(line)
+      if CaptureLogSyntax.trimmed(line[...]).isEmpty { continue }
+      do throws(LogProblem) {
+        let (time, frames, spec) = try CaptureLogSyntax.fields(line)
         let format = try self.format(spec)
-        guard frames * format.bytesPerFrame <= _CaptureLogSyntax.maxBufferBytes else {
-          throw _LogProblem(
+        guard frames * format.bytesPerFrame <= CaptureLogSyntax.maxBufferBytes else {
+          throw LogProblem(
             "a buffer of \(frames) frames of \(spec) is more than the"
-              + " \(_CaptureLogSyntax.maxBufferBytes >> 20) MiB replay reads at once")
+              + " \(CaptureLogSyntax.maxBufferBytes >> 20) MiB replay reads at once")
         }
-        return _LogRow(line: lineNumber, time: time, frames: frames, format: format)
+        return LogRow(line: lineNumber, time: time, frames: frames, format: format)
       } catch {
         throw problem(error.message)
       }
@@ -184,21 +184,21 @@ struct _CaptureLogReader {
   }
 
   /// The format of `spec`, probed as the pipeline will take it.
-  private mutating func format(_ spec: Substring) throws(_LogProblem) -> PCMFormat {
+  private mutating func format(_ spec: Substring) throws(LogProblem) -> PCMFormat {
     if let lastFormat, spec == lastSpec { return lastFormat }
     guard let format = PCMFormat(spec: String(spec)) else {
-      throw _LogProblem(
+      throw LogProblem(
         "format '\(spec)' is not TYPE:RATE:CHANNELS with TYPE one of "
           + PCMFormat.typeSpellings.joined(separator: " "))
     }
     guard rates.contains(format.sampleRate) else {
-      throw _LogProblem(
+      throw LogProblem(
         "format '\(spec)': the pipeline takes rates \(rates.lowerBound) … \(rates.upperBound) Hz")
     }
     do {
       _ = try FormatProbe.probe(StreamDescription(format))
     } catch {
-      throw _LogProblem("format '\(spec)': \(error.description)")
+      throw LogProblem("format '\(spec)': \(error.description)")
     }
     (lastSpec, lastFormat) = (spec, format)
     return format
@@ -223,10 +223,10 @@ struct _CaptureLogReader {
         start = end
         return line
       }
-      if end - start >= _CaptureLogSyntax.maxLineBytes {
+      if end - start >= CaptureLogSyntax.maxLineBytes {
         lineNumber += 1
         throw problem(
-          "a line is longer than \(_CaptureLogSyntax.maxLineBytes) bytes: this is not a capture log"
+          "a line is longer than \(CaptureLogSyntax.maxLineBytes) bytes: this is not a capture log"
         )
       }
       try fill()
@@ -260,7 +260,7 @@ struct _CaptureLogReader {
 }
 
 /// A capture log's raw file, read buffer by buffer in order.
-struct _RawReader {
+struct RawReader {
   let path: String
   private let fd: Int32
   /// Its size, when it is a regular file.
@@ -269,10 +269,10 @@ struct _RawReader {
   private(set) var offset = 0
 
   /// Opens the raw file at `path`: 66 when it is missing or unreadable.
-  static func open(_ path: String) throws(CLIError) -> _RawReader {
+  static func open(_ path: String) throws(CLIError) -> RawReader {
     let fd = try _openRegularOrAny(path, regular: false)
     let size = FileDescriptorSource(fileDescriptor: fd).remainingByteCount
-    return _RawReader(path: path, fd: fd, size: size)
+    return RawReader(path: path, fd: fd, size: size)
   }
 
   private init(path: String, fd: Int32, size: Int?) {

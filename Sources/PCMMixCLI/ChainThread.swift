@@ -16,7 +16,7 @@ import PCMMix
 /// read (a chain's output does not depend on how its input is split, and the reads are the same),
 /// so the output file does not change; the work of the two threads overlaps. Memory stays
 /// bounded: `depth` queued batches of `batch` reads' frames, one being filled, one being taken.
-final class _ChainThread: @unchecked Sendable {
+final class ChainThread: @unchecked Sendable {
   /// What one read gave.
   enum Block {
     /// The frames one read gave (possibly none), interleaved at the chain's output channels,

@@ -6,7 +6,7 @@ extension Command {
   /// - Throws: ``CLIError`` with code `usage` (64) naming what is wrong.
   public static func parse(_ args: ArraySlice<String>) throws(CLIError) -> Command {
     guard let first = args.first else { throw .usage("no command given; see 'pcm-mix --help'") }
-    var rest = _Arguments(args.dropFirst())
+    var rest = Arguments(args.dropFirst())
     switch first {
     case "-h", "--help":
       return .help(topic: nil)
@@ -69,7 +69,7 @@ extension Command {
       o.channels = channels
       o.sampleType = type
       o.resampler = resampler
-      o.phase = try _Arguments.phase(phase, for: resampler)
+      o.phase = try Arguments.phase(phase, for: resampler)
       return .convert(o)
     case "mix":
       var app: String?
@@ -116,7 +116,7 @@ extension Command {
       options.app = InputSpec(path: app, format: appFormat)
       options.mic = InputSpec(path: mic, format: micFormat)
       options.output = output
-      options.phase = try _Arguments.phase(phase, for: options.resampler)
+      options.phase = try Arguments.phase(phase, for: options.resampler)
       return .mix(options)
     case "demo":
       var output = "pcm-mix-demo.wav"
@@ -136,7 +136,7 @@ extension Command {
   }
 
   /// Parses the arguments of `replay`.
-  static func parseReplay(_ rest: inout _Arguments) throws(CLIError) -> Command {
+  static func parseReplay(_ rest: inout Arguments) throws(CLIError) -> Command {
     var paths: [String: String] = [:]
     var options = ReplayOptions(app: nil, mic: nil, output: "")
     var output: String?
@@ -204,7 +204,7 @@ extension Command {
     }
     guard let output else { throw .usage("replay needs -o OUTPUT") }
     options.output = output
-    options.phase = try _Arguments.phase(phase, for: options.resampler)
+    options.phase = try Arguments.phase(phase, for: options.resampler)
     let inputs = [options.app?.raw, options.app?.csv, options.mic?.raw, options.mic?.csv]
     if inputs.contains("-") { throw .usage("replay reads its logs from files, not standard input") }
     if let report = options.report, report == output {
@@ -215,7 +215,7 @@ extension Command {
 }
 
 /// The arguments still to read, with typed option values.
-struct _Arguments {
+struct Arguments {
   var args: ArraySlice<String>
 
   init(_ args: ArraySlice<String>) { self.args = args }

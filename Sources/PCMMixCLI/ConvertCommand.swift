@@ -1,7 +1,7 @@
 import PCMMix
 
 /// `pcm-mix convert`: one input through a ``SourceChain`` into a WAV file. Reading, decoding and
-/// resampling run on a thread of their own (``_ChainThread``), ahead of encoding and writing.
+/// resampling run on a thread of their own (``ChainThread``), ahead of encoding and writing.
 func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
   let opened = try InputFile.open(options.input)
   do throws(CLIError) {
@@ -20,12 +20,12 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
   }
   let format = opened.format
   let expectedFrames = opened.expectedFrames
-  let reader = _ChainThread(
+  let reader = ChainThread(
     input: opened,
     chain: SourceChain(
       outputRate: options.rate, outputChannels: options.channels,
       resampler: options.resampler.factory(phase: options.phase)),
-    readFrames: min(65_536, format.sampleRate / 10), threaded: _ChainThread.hasSpareProcessor)
+    readFrames: min(65_536, format.sampleRate / 10), threaded: ChainThread.hasSpareProcessor)
   // Waits for the thread on every way out, then closes the input.
   var input: InputFile?
   defer { (input ?? reader.join()).close() }

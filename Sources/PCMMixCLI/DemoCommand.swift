@@ -10,7 +10,7 @@ import PCMMix
 /// buffer, as a broadcast extension would run it.
 func demo(output path: String, console: Console) throws(CLIError) {
   let seconds = 5
-  let scene = _DemoScene(seconds: seconds)
+  let scene = DemoScene(seconds: seconds)
   let output = try OutputFile.create(path, inputs: [])
   var pipeline = CapturePipeline()
   do {
@@ -108,7 +108,7 @@ func _fixed(_ x: Double, _ digits: Int) -> String {
 
 /// The synthesized capture: app 44.1 kHz stereo s16be in 1,024-frame buffers (music-like
 /// chords), mic 32 kHz mono s16le in uneven buffers (a voice-like warble that pauses).
-struct _DemoScene {
+struct DemoScene {
   let app: [UInt8]
   let mic: [UInt8]
   let appDescription = StreamDescription(

@@ -4,11 +4,11 @@ import PCMMix
 /// and out to a WAV file. The inputs are read in step, 100 ms of each at a time, and a side is
 /// read again only once what it gave has been mixed, so little more than that is held. The app
 /// input (the larger resampling job, stereo) is read and resampled on a thread of its own
-/// (``_ChainThread``), a few reads ahead; the same frames reach the mixer in the same steps.
+/// (``ChainThread``), a few reads ahead; the same frames reach the mixer in the same steps.
 func mix(_ options: MixOptions, console: Console) throws(CLIError) {
   var app = try InputFile.open(options.app)
   // The app input goes to the reading thread once the run starts; until then it is closed here.
-  var appReader: _ChainThread?
+  var appReader: ChainThread?
   defer {
     if let appReader { app = appReader.join() }
     app.close()
@@ -44,11 +44,11 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
       : [appFrames, micFrames].compactMap { $0 }.min()
     var sink = try WriterSink.open(
       output, rate: options.rate, channels: 2, type: options.sampleType, maxFrames: maxFrames)
-    var session = _MixSession(options: options, app: app.format, mic: mic.format)
+    var session = MixSession(options: options, app: app.format, mic: mic.format)
     defer { session.deallocate() }
-    let reader = _ChainThread(
-      input: app, chain: session.makeChain(), readFrames: _MixSession.readFrames(app.format),
-      threaded: _ChainThread.hasSpareProcessor)
+    let reader = ChainThread(
+      input: app, chain: session.makeChain(), readFrames: MixSession.readFrames(app.format),
+      threaded: ChainThread.hasSpareProcessor)
     appReader = reader
     reader.start()
     var progress = Progress(
@@ -97,16 +97,16 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
 }
 
 /// The state of one mix run: both chains, the mixer, and the buffers, allocated once.
-struct _MixSession {
+struct MixSession {
   let pad: Bool
   /// Makes each side's chain (the app's runs on its reading thread).
   let factory: ResamplerFactory
   let rate: Int
   var micChain: SourceChain
   var mixer: DualBufferMixer
-  /// What each chain produced that is not mixed yet (see ``_Staging``).
-  var appStaged = _Staging()
-  var micStaged = _Staging()
+  /// What each chain produced that is not mixed yet (see ``Staging``).
+  var appStaged = Staging()
+  var micStaged = Staging()
   var appDone = false
   var micDone = false
   var framesOut = 0
@@ -161,8 +161,8 @@ struct _MixSession {
   /// ends with the shorter input, with it with the longer.
   var isDone: Bool { pad ? appEnded && micEnded : appEnded || micEnded }
 
-  /// Takes what the app's next read gave (see ``_ChainThread``); at its end, the flushed tail.
-  mutating func feedApp(from reader: _ChainThread) throws(CLIError) {
+  /// Takes what the app's next read gave (see ``ChainThread``); at its end, the flushed tail.
+  mutating func feedApp(from reader: ChainThread) throws(CLIError) {
     switch reader.next() {
     case .frames(var samples, _):
       appStaged.append(&samples)
@@ -239,7 +239,7 @@ struct _MixSession {
   }
 
   /// The JSON summary: the output, the settings, each side's counters, the meters.
-  func report(options: MixOptions) -> _JSON {
+  func report(options: MixOptions) -> JSON {
     .object([
       (
         "output",
@@ -279,7 +279,7 @@ struct _MixSession {
 /// about 100 ms, but a chain can hand over far more at once (at a very low input rate one frame
 /// is more than 100 ms, and the resampler's flushed tail can hold seconds); the mixer's FIFOs
 /// would drop what does not fit, so such a burst waits here.
-struct _Staging: FrameSink {
+struct Staging: FrameSink {
   var samples: [Float] = []
   /// The first sample not yet moved.
   var start = 0

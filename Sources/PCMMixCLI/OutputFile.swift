@@ -38,15 +38,15 @@ struct OutputFile {
     let slash = path.lastIndex(of: "/")
     let dir = slash.map { String(path[...$0]) } ?? ""
     let base = slash.map { String(path[path.index(after: $0)...]) } ?? path
-    _TempFiles.counter += 1
-    let temp = "\(dir).\(base).pcm-mix-\(getpid())-\(_TempFiles.counter).tmp"
+    TempFiles.counter += 1
+    let temp = "\(dir).\(base).pcm-mix-\(getpid())-\(TempFiles.counter).tmp"
     // Registered before it exists, so that a signal arriving just after the file is created
     // still removes it.
-    _TempFiles.register(temp)
+    TempFiles.register(temp)
     let fd = _openFile(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
     guard fd >= 0 else {
       let e = errno
-      _TempFiles.unregister(temp)
+      TempFiles.unregister(temp)
       let reason = e == ENOENT ? "cannot create: the folder does not exist" : _errorText(e)
       throw CLIError(.cantCreate, path, reason)
     }
@@ -67,10 +67,10 @@ struct OutputFile {
     if rename(temp, path) != 0 {
       let e = errno
       unlink(temp)
-      _TempFiles.unregister(temp)
+      TempFiles.unregister(temp)
       throw CLIError(.cantCreate, path, _errorText(e))
     }
-    _TempFiles.unregister(temp)
+    TempFiles.unregister(temp)
   }
 
   /// Removes the temporary file after a failure; the target is untouched.
@@ -78,14 +78,14 @@ struct OutputFile {
     if fd != STDOUT_FILENO { _closeFile(fd) }
     if let temp = tempPath {
       unlink(temp)
-      _TempFiles.unregister(temp)
+      TempFiles.unregister(temp)
     }
   }
 }
 
 /// Temporary files to remove if the process is interrupted (SIGINT, SIGTERM, SIGHUP) or dies of
 /// a trap (SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS): no failure leaves a partial file.
-enum _TempFiles {
+enum TempFiles {
   nonisolated(unsafe) static var counter = 0
   /// C strings the signal handler unlinks; only touched by the main thread and the handler.
   nonisolated(unsafe) static var paths:
@@ -120,8 +120,8 @@ enum _TempFiles {
 
 /// Unlinks pending temporary files, then dies of the same signal.
 private func _onSignal(_ sig: Int32) {
-  if let p = _TempFiles.paths.0 { unlink(p) }
-  if let p = _TempFiles.paths.1 { unlink(p) }
+  if let p = TempFiles.paths.0 { unlink(p) }
+  if let p = TempFiles.paths.1 { unlink(p) }
   signal(sig, SIG_DFL)
   raise(sig)
 }

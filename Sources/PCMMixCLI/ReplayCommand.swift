@@ -99,7 +99,7 @@ struct ReplaySession {
   let giveUp: Double
   /// Output frames written.
   var written = 0
-  var record = _ReplayRecord()
+  var record = ReplayRecord()
 
   init(options: ReplayOptions, logs: [ReplaySourceLog], origin: MediaTime, endFrame: Int)
     throws(CLIError)
@@ -249,10 +249,10 @@ struct ReplaySession {
   }
 
   /// The JSON report (see `pcm-mix help replay`).
-  func report(options: ReplayOptions, logs: [ReplaySourceLog], t0: MediaTime) -> _JSON {
-    func source(_ side: ClockedCapturePipeline.Side) -> _JSON {
+  func report(options: ReplayOptions, logs: [ReplaySourceLog], t0: MediaTime) -> JSON {
+    func source(_ side: ClockedCapturePipeline.Side) -> JSON {
       guard let log = logs.first(where: { $0.side == side }) else { return .null }
-      let samples = record.drift[side == .app ? 0 : 1].map { s -> _JSON in
+      let samples = record.drift[side == .app ? 0 : 1].map { s -> JSON in
         .object([
           ("time", .double(s.time)), ("driftPPM", .double(s.driftPPM)),
           ("positionErrorMs", .double(s.positionErrorMs)),
@@ -265,7 +265,7 @@ struct ReplaySession {
         ("statistics", pipeline.statistics(side).json), ("drift", .array(samples)),
       ])
     }
-    let latency: _JSON
+    let latency: JSON
     if let ms = options.latencyMilliseconds {
       latency = .object([("mode", .string("fixed")), ("ms", .double(ms))])
     } else {

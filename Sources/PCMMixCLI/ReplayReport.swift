@@ -2,17 +2,17 @@ import PCMMix
 
 /// A JSON value, rendered with two-space indentation; an object or array of scalars only goes on
 /// one line.
-enum _JSON {
+enum JSON {
   case null
   case bool(Bool)
   case int(Int)
   case number(Double)
   case string(String)
-  case array([_JSON])
-  case object([(String, _JSON)])
+  case array([JSON])
+  case object([(String, JSON)])
 
   /// A number, or `null` when it is not finite (JSON has no infinity or NaN).
-  static func double(_ x: Double) -> _JSON { x.isFinite ? .number(x) : .null }
+  static func double(_ x: Double) -> JSON { x.isFinite ? .number(x) : .null }
 
   var isScalar: Bool {
     switch self {
@@ -55,7 +55,7 @@ enum _JSON {
 
 extension CaptureSourceStatistics {
   /// Every counter, by its Swift name.
-  var json: _JSON {
+  var json: JSON {
     .object([
       ("buffers", .int(buffers)),
       ("inputFrames", .int(inputFrames)),
@@ -83,7 +83,7 @@ extension CaptureSourceStatistics {
 
 extension CaptureClockStatistics {
   /// Every counter, by its Swift name.
-  var json: _JSON {
+  var json: JSON {
     .object([
       ("pulls", .int(pulls)),
       ("framesPulled", .int(framesPulled)),
@@ -100,7 +100,7 @@ extension CaptureClockStatistics {
 }
 
 /// What `pcm-mix replay` records as it goes, for its JSON report.
-struct _ReplayRecord {
+struct ReplayRecord {
   /// One drift sample of a source.
   struct DriftSample {
     var time: Double
@@ -136,7 +136,7 @@ struct _ReplayRecord {
 
 extension LevelMeter.Reading {
   /// The levels in dBFS and the clip count.
-  var json: _JSON {
+  var json: JSON {
     .object([
       ("peakDBFS", .double(Double(peakDBFS))), ("rmsDBFS", .double(Double(rmsDBFS))),
       ("heldPeakDBFS", .double(Double(heldPeakDBFS))), ("clippedSamples", .int(clippedSamples)),
@@ -146,7 +146,7 @@ extension LevelMeter.Reading {
 
 extension MixMeters {
   /// Each source's and the output's levels at the end, and what the output stage did.
-  var json: _JSON {
+  var json: JSON {
     .object([
       ("app", app.json), ("mic", mic.json), ("output", output.json),
       ("limitedSamples", .int(limitedSamples)), ("clippedSamples", .int(clippedSamples)),
@@ -173,7 +173,7 @@ extension OutputFile {
 
 extension MixCounters {
   /// Every counter, by its Swift name.
-  var json: _JSON {
+  var json: JSON {
     .object([
       ("framesIn", .int(framesIn)), ("framesMixed", .int(framesMixed)),
       ("framesAlone", .int(framesAlone)), ("framesPadded", .int(framesPadded)),

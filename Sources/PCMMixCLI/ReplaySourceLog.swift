@@ -4,8 +4,8 @@ import PCMMix
 /// where the replay stands.
 struct ReplaySourceLog {
   let side: ClockedCapturePipeline.Side
-  var csv: _CaptureLogReader
-  var raw: _RawReader
+  var csv: CaptureLogReader
+  var raw: RawReader
   /// Found by ``scan()``.
   var rows = 0
   var stampedRows = 0
@@ -27,9 +27,9 @@ struct ReplaySourceLog {
   static func open(_ side: ClockedCapturePipeline.Side, _ log: ReplayOptions.Log) throws(CLIError)
     -> ReplaySourceLog
   {
-    let csv = try _CaptureLogReader.open(log.csv, rates: ReplaySession.inputRates)
+    let csv = try CaptureLogReader.open(log.csv, rates: ReplaySession.inputRates)
     do {
-      return ReplaySourceLog(side: side, csv: csv, raw: try _RawReader.open(log.raw))
+      return ReplaySourceLog(side: side, csv: csv, raw: try RawReader.open(log.raw))
     } catch {
       csv.close()
       throw error
@@ -61,7 +61,7 @@ struct ReplaySourceLog {
   }
 
   /// 65 at `row`: the raw file ends inside its buffer, which starts at byte `offset`.
-  func short(_ row: _LogRow, at offset: Int, size: Int?) -> CLIError {
+  func short(_ row: LogRow, at offset: Int, size: Int?) -> CLIError {
     let holds = size.map { "; it holds \($0)" } ?? ""
     return CLIError(
       .data, "\(csv.path):\(row.line)",
@@ -95,7 +95,7 @@ struct ReplaySourceLog {
   }
 
   /// Reads `row`'s buffer into the front of `buffer`.
-  mutating func read(_ row: _LogRow, into buffer: UnsafeMutableRawBufferPointer) throws(CLIError)
+  mutating func read(_ row: LogRow, into buffer: UnsafeMutableRawBufferPointer) throws(CLIError)
     -> UnsafeRawBufferPointer
   {
     guard row.byteCount <= buffer.count else {
@@ -128,7 +128,7 @@ struct ReplaySourceLog {
 
 /// A row of a log with when it is delivered and when its last sample ends (seconds since t0).
 struct ReplayDelivery {
-  var row: _LogRow
+  var row: LogRow
   var delivery: Double
   var end: Double
 }

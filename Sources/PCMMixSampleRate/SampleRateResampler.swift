@@ -78,7 +78,7 @@ public struct SampleRateResampler: Resampler {
   /// The ratio adjustment in force (see ``adjustRatio(by:)``).
   public private(set) var ratioAdjustment = 0.0
   /// The C state, copied on write.
-  var box: _SampleRateState
+  var box: SampleRateState
   /// Frames of silence per flush call.
   let silenceFrames: Int
   /// `silenceFrames × channelCount` zeros, shared by copies (never written).
@@ -105,11 +105,11 @@ public struct SampleRateResampler: Resampler {
     self.channelCount = channelCount
     nominalRatio = Double(outputRate) / Double(inputRate)
     ratio = nominalRatio
-    box = _SampleRateState(converterType: converter.converterType, channels: channelCount)
+    box = SampleRateState(converterType: converter.converterType, channels: channelCount)
     let error = src_set_ratio(box.state, ratio)
     precondition(
       error == 0,
-      "libsamplerate: \(_SampleRateState.message(error)) "
+      "libsamplerate: \(SampleRateState.message(error)) "
         + "(\(inputRate) → \(outputRate) Hz; the ratio must be in 1/256 … 256)")
     latency = Self.latency(for: converter, inputRate: inputRate, outputRate: outputRate)
     silenceFrames = (inputRate + outputRate - 1) / outputRate + 1
@@ -163,7 +163,7 @@ public struct SampleRateResampler: Resampler {
     ratio = steered
     ratioAdjustment = ratio / nominalRatio - 1
     let error = src_set_ratio(box.state, ratio)
-    precondition(error == 0, "libsamplerate src_set_ratio: \(_SampleRateState.message(error))")
+    precondition(error == 0, "libsamplerate src_set_ratio: \(SampleRateState.message(error))")
     return true
   }
 
@@ -264,13 +264,13 @@ public struct SampleRateResampler: Resampler {
       input_frames_used: 0, output_frames_gen: 0, end_of_input: endOfInput ? 1 : 0,
       src_ratio: ratio)
     let error = src_process(box.state, &data)
-    precondition(error == 0, "libsamplerate src_process: \(_SampleRateState.message(error))")
+    precondition(error == 0, "libsamplerate src_process: \(SampleRateState.message(error))")
     return (data.input_frames_used, data.output_frames_gen)
   }
 
   /// Clones the C state if a copy of this value shares it.
   private mutating func makeUnique() {
-    if !isKnownUniquelyReferenced(&box) { box = _SampleRateState(cloning: box) }
+    if !isKnownUniquelyReferenced(&box) { box = SampleRateState(cloning: box) }
   }
 }
 

@@ -5,7 +5,7 @@ import CSampleRate
 ///
 /// ``SampleRateResampler`` holds one and copies it on write, so the struct keeps value
 /// semantics over a C object that is not a value.
-final class _SampleRateState {
+final class SampleRateState {
   let state: OpaquePointer
 
   /// A new converter; stops the program with libsamplerate's message if it cannot be made.
@@ -19,7 +19,7 @@ final class _SampleRateState {
   }
 
   /// An independent copy with the same history (`src_clone`).
-  init(cloning other: _SampleRateState) {
+  init(cloning other: SampleRateState) {
     var error: Int32 = 0
     let made = src_clone(other.state, &error)
     guard let made else {

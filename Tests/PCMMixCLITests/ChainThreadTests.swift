@@ -47,7 +47,7 @@ import Testing
       }
       input.close()
 
-      let reader = _ChainThread(
+      let reader = ChainThread(
         input: try InputFile.open(InputSpec(path: path)), chain: Self.chain(),
         readFrames: readFrames, batch: batch, depth: depth, threaded: threaded)
       reader.start()
@@ -88,7 +88,7 @@ import Testing
       let path = "\(dir)/in.wav"
       try writeFile(
         path, wavS16(stereoTone(frames: 44_100 * 5, rate: 44_100), channels: 2, rate: 44_100))
-      let reader = _ChainThread(
+      let reader = ChainThread(
         input: try InputFile.open(InputSpec(path: path)), chain: Self.chain(), readFrames: 441,
         batch: 2, depth: 2)
       reader.start()

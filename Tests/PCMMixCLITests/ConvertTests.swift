@@ -343,7 +343,7 @@ struct ConvertTests {
     }
   }
 
-  /// LIBRARY BUG (left failing on purpose): 48 kHz → 1 Hz makes `_PolyphaseBank` allocate
+  /// LIBRARY BUG (left failing on purpose): 48 kHz → 1 Hz makes `PolyphaseBank` allocate
   /// rows × taps coefficients with taps growing as the down-ratio (2,049 × ~6 M floats, 49 GB),
   /// and the process dies of SIGABRT ("failed to allocate 48951167328 bytes"). --rate 1 is a
   /// rate the CLI accepts; the run must end in a WAV or a one-line error, not a crash. Run as

@@ -161,7 +161,7 @@ import Testing
     let small = [UInt8](repeating: 1, count: 4 * 1_000)
     for _ in 0..<10 { try small.withUnsafeBytes { try pipeline.append(.app, $0, description: d) } }
     // As many 4,000-byte buffers with their headers as 16 KiB hold; the rest were dropped.
-    let fit = 16_384 / (_HandoffRing.headerBytes + 4_000)
+    let fit = 16_384 / (HandoffRing.headerBytes + 4_000)
     #expect(fit == 4)
     var out = [Int16](repeating: 0, count: 960)
     _ = out.withUnsafeMutableBufferPointer { pipeline.pull(into: $0) }
@@ -175,7 +175,7 @@ import Testing
     _ = out.withUnsafeMutableBufferPointer { pipeline.pull(into: $0) }
     s = pipeline.statistics
     #expect(s.app.buffers == fit + 1)
-    #expect(s.app.inputFrames == fit * 1_000 + (16_384 - _HandoffRing.headerBytes) / 4)
+    #expect(s.app.inputFrames == fit * 1_000 + (16_384 - HandoffRing.headerBytes) / 4)
   }
 
   @Test func badBuffersAreRefusedAtTheCallback() throws {

@@ -41,7 +41,7 @@ import Testing
 
   /// Extreme downsampling has one phase: one row of coefficients, not an interpolated table.
   @Test func extremeDownsamplingKeepsOneRow() {
-    let bank = _PolyphaseBank(up: 1, down: 192_000, quality: .fast, outputRate: 1)
+    let bank = PolyphaseBank(up: 1, down: 192_000, quality: .fast, outputRate: 1)
     #expect(bank.rows == 1)
     #expect(bank.interpolationSteps == 0)
   }

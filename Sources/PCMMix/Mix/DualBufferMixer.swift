@@ -81,7 +81,7 @@ public struct DualBufferMixer {
   var scratchB: [Float]
   /// Clamping or limiting, and the meters. The limiter here has no look-ahead: what a mix call
   /// emits leaves at once, so it acts on each sample as it comes (see ``Limiter``).
-  var output: _MixOutput
+  var output: MixOutput
 
   /// Levels and what the output stage did, as of the last mix call.
   public var meters: MixMeters { output.meters }
@@ -98,7 +98,7 @@ public struct DualBufferMixer {
       capacity: configuration.capacityFrames, channelCount: ch, gainDB: configuration.micGainDB)
     scratchA = [Float](repeating: 0, count: Self.block * ch)
     scratchB = [Float](repeating: 0, count: Self.block * ch)
-    output = _MixOutput(
+    output = MixOutput(
       policy: configuration.policy, ceilingDB: configuration.ceilingDB, lookaheadFrames: 0,
       sampleRate: 48_000)
   }
@@ -277,7 +277,7 @@ public struct DualBufferMixer {
       if stereo, let kernels = MixKernel.installed {
         // Two passes instead of four: both meters, then the mix measuring its result (the
         // same mix bits as the loop below).
-        var m = _KernelMix(kernels, pa, pb, count: count)
+        var m = KernelMix(kernels, pa, pb, count: count)
         output.meterSources(pa, pb, frames: n, m)
         m.mix(kernels, pa, pb, count: count, ga, gb, half)
         output.finish(pa, frames: n, measured: m)

@@ -55,7 +55,7 @@ public enum MixKernel {
 
 /// One block through the installed kernels: both sources metered while their samples are still
 /// there, then mixed into `a` and the result measured.
-struct _KernelMix {
+struct KernelMix {
   var sources: (peaks: (Float, Float), sums: (Double, Double)) = ((0, 0), (0, 0))
   var peak: Float = 0
   var sum = 0.0

@@ -17,7 +17,7 @@ public struct MixMeters: Equatable, Sendable {
 /// The last step of both mixers, after the sources are summed at their gains: `saturate` clamps
 /// (counting what it clips), `limit` runs the limiter; then the output is metered. Also holds the
 /// sources' meters.
-struct _MixOutput {
+struct MixOutput {
   var limiter: Limiter?
   var appMeter: LevelMeter
   var micMeter: LevelMeter
@@ -45,7 +45,7 @@ struct _MixOutput {
   /// Meters the two sources from what the kernel measured (or the careful way, on their
   /// samples, when a sample was past full scale or not finite).
   mutating func meterSources(
-    _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, frames: Int, _ m: _KernelMix
+    _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, frames: Int, _ m: KernelMix
   ) {
     let count = frames * 2
     let (pa, pb) = m.sources.peaks
@@ -64,7 +64,7 @@ struct _MixOutput {
 
   /// Finishes a mix the kernel measured: when nothing needs clamping or limiting (the usual
   /// case) the block is not read again.
-  mutating func finish(_ x: UnsafeMutablePointer<Float>, frames: Int, measured m: _KernelMix) {
+  mutating func finish(_ x: UnsafeMutablePointer<Float>, frames: Int, measured m: KernelMix) {
     // 0x3F80_0000 is 1.0: under it `saturate` clamps nothing; the limiter has its ceiling.
     let quiet = m.magnitudeBits <= (limiter?.ceilingBits ?? 0x3F80_0000) && m.sum.isFinite
     if quiet && (limiter == nil || limiter!.passQuiet(frames: frames)) {

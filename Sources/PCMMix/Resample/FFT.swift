@@ -7,7 +7,7 @@
 #endif
 
 /// An in-place radix-2 complex FFT over separate real and imaginary arrays, for filter design.
-struct _FFT {
+struct FFT {
   let count: Int
   private let cosines: [Double]
   private let sines: [Double]

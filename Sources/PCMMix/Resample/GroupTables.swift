@@ -11,7 +11,7 @@
 ///
 /// Only the start phases that occur are built: they repeat every `L / gcd(L, 16·M)` groups.
 /// Immutable after creation, shared like the bank.
-final class _GroupTables: @unchecked Sendable {
+final class GroupTables: @unchecked Sendable {
   /// Outputs per group.
   static let lanes = 16
   /// Bytes of bookkeeping per table beside its coefficients: 17 offsets, the next table's index
@@ -39,7 +39,7 @@ final class _GroupTables: @unchecked Sendable {
 
   /// Builds the tables for `bank` (an exact one), when the group starting at output 0 has phase
   /// `phase0`; `nil` when they would take more than ``limit`` floats.
-  init?(bank: _PolyphaseBank, up l: Int, down m: Int, phase0: Int) {
+  init?(bank: PolyphaseBank, up l: Int, down m: Int, phase0: Int) {
     let g = Self.lanes
     let taps = bank.taps
     precondition(bank.interpolationSteps == 0)

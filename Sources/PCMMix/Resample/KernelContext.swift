@@ -1,6 +1,6 @@
 /// What one output frame needs, gathered once per call so the per-frame work touches no
 /// reference counts: the table's pointer and shape, and the kernels' function pointers.
-struct _KernelContext {
+struct KernelContext {
   let coefficients: UnsafePointer<Float>
   let taps: Int
   let steps: Int
@@ -10,7 +10,7 @@ struct _KernelContext {
   let dot2: PolyphaseResampler.DotKernel.Dot2?
   let group: PolyphaseResampler.DotKernel.Group?
   let groupPair: PolyphaseResampler.DotKernel.GroupPair?
-  init(_ bank: _PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?, up: Int) {
+  init(_ bank: PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?, up: Int) {
     coefficients = UnsafePointer(bank.coefficients)
     taps = bank.taps
     steps = bank.interpolationSteps
@@ -73,7 +73,7 @@ struct _KernelContext {
 /// One output frame: every channel's window dotted with the phase's coefficients.
 @inline(__always)
 func _kernel(
-  _ k: _KernelContext, phase: Int, _ window: UnsafeMutablePointer<Float>, _ planeStride: Int,
+  _ k: KernelContext, phase: Int, _ window: UnsafeMutablePointer<Float>, _ planeStride: Int,
   _ channels: Int, _ out: UnsafeMutablePointer<Float>
 ) {
   let taps = k.taps

@@ -23,7 +23,7 @@
 ///
 /// Designs are cached by specification (the upsampling ones do not depend on the rates), built
 /// outside the cache's lock.
-final class _MinimumPhasePrototype: @unchecked Sendable {
+final class MinimumPhasePrototype: @unchecked Sendable {
   /// Half-width of the reading interpolator, in oversampled samples.
   static let readHalfWidth = 6
   /// Kaiser β of the reading interpolator (170 dB).
@@ -59,7 +59,7 @@ final class _MinimumPhasePrototype: @unchecked Sendable {
     let half = length * p / 2
     var n = 1
     while n < 64 * p * length { n *= 2 }
-    let fft = _FFT(count: n)
+    let fft = FFT(count: n)
     // The linear prototype, zero-phase: t ≥ 0 from index 0, t < 0 wrapped to the end.
     var re = [Double](repeating: 0, count: n)
     var im = [Double](repeating: 0, count: n)
@@ -131,13 +131,13 @@ final class _MinimumPhasePrototype: @unchecked Sendable {
 
   /// Designs, one per specification, kept for the life of the process.
   static func cached(cutoff: Double, length: Int, beta: Double, attenuation: Double)
-    -> _MinimumPhasePrototype
+    -> MinimumPhasePrototype
   {
     let key = [cutoff, Double(length), beta, attenuation]
     if let d = cache.withLock({ $0[key] }) { return d }
     // Designed without the lock, so other threads' lookups never wait for it; two threads that
     // race here design the same thing and the first stored is kept.
-    let d = _MinimumPhasePrototype(
+    let d = MinimumPhasePrototype(
       cutoff: cutoff, length: length, beta: beta, attenuation: attenuation)
     return cache.withLock { designs in
       if let first = designs[key] { return first }
@@ -146,5 +146,5 @@ final class _MinimumPhasePrototype: @unchecked Sendable {
     }
   }
 
-  private static let cache = Locked<[[Double]: _MinimumPhasePrototype]>([:])
+  private static let cache = Locked<[[Double]: MinimumPhasePrototype]>([:])
 }

@@ -10,14 +10,14 @@
 ///
 /// Tap `k` of the row for fraction `φ` weighs the input sample `d = k − (lead − 1) − φ` input
 /// samples after the output's time (`d > 0`: ahead of it). Linear phase: a Kaiser-windowed sinc
-/// centred on `d = 0` (`lead = taps / 2`). Minimum phase: the ``_MinimumPhasePrototype`` at
+/// centred on `d = 0` (`lead = taps / 2`). Minimum phase: the ``MinimumPhasePrototype`` at
 /// `t = delay − d`, so low frequencies come out with no delay beyond ``lookahead``, like the
 /// linear filter's. Each row is normalized to unit DC gain.
 /// In exact mode there is one row per phase `r / L`; when `L` is too large for that (rates with a
 /// small common divisor, e.g. 44,056 → 48,000 Hz), ``interpolationSteps`` + 1 rows at fractions
 /// `r / steps`, between which the resampler interpolates linearly.
 /// Immutable after creation, so resamplers and their copies share it.
-final class _PolyphaseBank: @unchecked Sendable {
+final class PolyphaseBank: @unchecked Sendable {
   /// Coefficients per row, a multiple of 8 (SIMD width).
   let taps: Int
   /// Rows in the table.
@@ -49,13 +49,13 @@ final class _PolyphaseBank: @unchecked Sendable {
   init(
     up l: Int, down m: Int, quality: ResamplerQuality, outputRate: Int, interpolated: Bool = false
   ) {
-    let design = _FilterDesign(up: l, down: m, quality: quality, outputRate: outputRate)
+    let design = FilterDesign(up: l, down: m, quality: quality, outputRate: outputRate)
     let (cutoff, length, beta, minimum) = (
       design.cutoff, design.length, design.beta, design.minimumPhase
     )
     let prototype =
-      minimum && _MinimumPhasePrototype.fits(cutoff: cutoff, length: length)
-      ? _MinimumPhasePrototype.cached(
+      minimum && MinimumPhasePrototype.fits(cutoff: cutoff, length: length)
+      ? MinimumPhasePrototype.cached(
         cutoff: cutoff, length: length, beta: beta, attenuation: quality.attenuation)
       : nil
     if let prototype {
@@ -114,15 +114,15 @@ final class _PolyphaseBank: @unchecked Sendable {
   /// into 48 kHz whose budget asks for minimum phase (for the presets: all of them, and 48 kHz
   /// itself), and another the rates where linear phase fits. Built outside the cache's lock.
   static func interpolated(inputRate: Int, outputRate: Int, quality: ResamplerQuality)
-    -> _PolyphaseBank
+    -> PolyphaseBank
   {
     let g = RateRatio.gcd(inputRate, outputRate)
     let (l, m) = (outputRate / g, inputRate / g)
-    let design = _FilterDesign(up: l, down: m, quality: quality, outputRate: outputRate)
-    let key = _InterpolatedKey(
+    let design = FilterDesign(up: l, down: m, quality: quality, outputRate: outputRate)
+    let key = InterpolatedKey(
       quality: quality, scale: design.scale, minimum: design.minimumPhase)
     if let bank = interpolatedCache.withLock({ $0[key] }) { return bank }
-    let bank = _PolyphaseBank(
+    let bank = PolyphaseBank(
       up: l, down: m, quality: quality, outputRate: outputRate, interpolated: true)
     return interpolatedCache.withLock { banks in
       if let first = banks[key] { return first }
@@ -131,12 +131,12 @@ final class _PolyphaseBank: @unchecked Sendable {
     }
   }
 
-  private static let interpolatedCache = Locked<[_InterpolatedKey: _PolyphaseBank]>([:])
+  private static let interpolatedCache = Locked<[InterpolatedKey: PolyphaseBank]>([:])
 }
 
 /// The filter a rate pair and a quality ask for, before any table is built: shared by the exact
 /// and the interpolated tables, so both make the same decisions.
-struct _FilterDesign {
+struct FilterDesign {
   /// The lower Nyquist frequency in cycles per input sample (½ for every upsampling ratio).
   let scale: Double
   /// The cutoff, mid-transition, in cycles per input sample.
@@ -162,7 +162,7 @@ struct _FilterDesign {
     // transition widens instead, and rejection falls, but memory and time stay bounded. The cap
     // never falls below two output periods, so the filter always reaches past the next output
     // and the streamed length stays exact.
-    let cap = max(_PolyphaseBank.maxTaps, 2 * (m / l + 1))
+    let cap = max(PolyphaseBank.maxTaps, 2 * (m / l + 1))
     length = max(8, (min(raw, cap) + 7) / 8 * 8)
     beta = KaiserWindow.beta(attenuation: quality.attenuation)
     // Linear phase unless its delay is over the budget.
@@ -175,8 +175,8 @@ struct _FilterDesign {
   }
 }
 
-/// What an interpolated table depends on (see ``_PolyphaseBank/interpolated(inputRate:outputRate:quality:)``).
-struct _InterpolatedKey: Hashable {
+/// What an interpolated table depends on (see ``PolyphaseBank/interpolated(inputRate:outputRate:quality:)``).
+struct InterpolatedKey: Hashable {
   var quality: ResamplerQuality
   var scale: Double
   var minimum: Bool

@@ -27,7 +27,7 @@ extension PolyphaseResampler {
     var count: Int
     var position: Int
     var phase: Int
-    var group: _GroupCursor
+    var group: GroupCursor
     var consumed = 0
     var produced = 0
   }
@@ -48,7 +48,7 @@ extension PolyphaseResampler {
     _ input: UnsafePointer<Float>?, frames: Int, output: UnsafeMutableBufferPointer<Float>,
     limit: Int
   ) -> (consumed: Int, produced: Int) {
-    let context = _KernelContext(bank!, kernel, up: up)
+    let context = KernelContext(bank!, kernel, up: up)
     let room = min(output.count / channelCount, limit)
     let shape = _Shape(
       taps: bank!.taps, channels: channelCount, stride: stride, capacity: capacity, up: up,
@@ -56,7 +56,7 @@ extension PolyphaseResampler {
     let groups = self.groups
     var loop = _Loop(
       count: count, position: position, phase: phase,
-      group: _GroupCursor(
+      group: GroupCursor(
         groups, framesOut: framesOut, position: position, phase: phase, up: up, down: down))
     history.withUnsafeMutableBufferPointer { planes in
       let base = planes.baseAddress!
@@ -91,10 +91,10 @@ extension PolyphaseResampler._Shape {
   /// one group, or what is left of it, alone.
   @inline(__always)
   func writeGroups(
-    _ groups: _GroupTables, _ context: _KernelContext, _ base: UnsafeMutablePointer<Float>,
+    _ groups: GroupTables, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
     _ out: UnsafeMutablePointer<Float>, _ room: Int, _ loop: inout PolyphaseResampler._Loop
   ) {
-    let lanes = _GroupTables.lanes
+    let lanes = GroupTables.lanes
     let pairing = channels == 1 && context.pairsMatchSingles
     while loop.produced < room {
       if pairing && loop.group.lane == 0 {
@@ -123,7 +123,7 @@ extension PolyphaseResampler._Shape {
   /// Step 1, one output at a time (interpolated tables, Double accumulation).
   @inline(__always)
   func writeSingles(
-    _ context: _KernelContext, _ base: UnsafeMutablePointer<Float>,
+    _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
     _ out: UnsafeMutablePointer<Float>, _ room: Int, _ loop: inout PolyphaseResampler._Loop
   ) {
     let (stepWhole, stepFraction) = (down / up, down % up)
@@ -183,15 +183,15 @@ extension PolyphaseResampler._Shape {
 
 /// Where the grouped loop stands: the table of the current group of sixteen outputs, the input
 /// position of its first window, and the lane of the next output in it.
-struct _GroupCursor {
+struct GroupCursor {
   var table = 0
   var start = 0
   var lane = 0
 
   /// The cursor of output `framesOut`, which sits at `position` and `phase`.
-  init(_ groups: _GroupTables?, framesOut: Int, position: Int, phase: Int, up: Int, down: Int) {
+  init(_ groups: GroupTables?, framesOut: Int, position: Int, phase: Int, up: Int, down: Int) {
     guard let groups else { return }
-    lane = framesOut % _GroupTables.lanes
+    lane = framesOut % GroupTables.lanes
     let back = lane * down
     let q = ((phase - back % up) % up + up) % up
     table = Int(groups.tableOfPhase[q])
@@ -201,18 +201,18 @@ struct _GroupCursor {
 
   /// Moves past `n` outputs.
   @inline(__always)
-  mutating func advance(_ n: Int, _ groups: _GroupTables) {
+  mutating func advance(_ n: Int, _ groups: GroupTables) {
     lane += n
-    if lane == _GroupTables.lanes {
-      start += Int(groups.offsets[table * (_GroupTables.lanes + 1) + lane])
+    if lane == GroupTables.lanes {
+      start += Int(groups.offsets[table * (GroupTables.lanes + 1) + lane])
       table = Int(groups.next[table])
       lane = 0
     }
   }
 
   /// The next output's window position and phase.
-  func output(_ groups: _GroupTables, up: Int, down: Int) -> (position: Int, phase: Int) {
-    let offsets = groups.offsets + table * (_GroupTables.lanes + 1)
+  func output(_ groups: GroupTables, up: Int, down: Int) -> (position: Int, phase: Int) {
+    let offsets = groups.offsets + table * (GroupTables.lanes + 1)
     return (start + Int(offsets[lane]), (Int(groups.startPhase[table]) + lane * down) % up)
   }
 }
@@ -223,11 +223,11 @@ struct _GroupCursor {
 /// the rest alone; repeated while at least `cycle + 1` whole groups are ready. Returns the
 /// frames written; moves `group` past them.
 func _pairedMonoGroups(
-  _ groups: _GroupTables, _ context: _KernelContext, _ base: UnsafeMutablePointer<Float>,
+  _ groups: GroupTables, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
   _ stride: Int, count: Int, _ out: UnsafeMutablePointer<Float>, room: Int,
-  _ group: inout _GroupCursor
+  _ group: inout GroupCursor
 ) -> Int {
-  let lanes = _GroupTables.lanes
+  let lanes = GroupTables.lanes
   let cycle = groups.count
   let advance = groups.cycleAdvance
   func next(_ start: inout Int, _ table: inout Int) {

@@ -26,9 +26,9 @@ public struct PolyphaseResampler: Resampler {
 
   let up: Int
   let down: Int
-  let bank: _PolyphaseBank?
+  let bank: PolyphaseBank?
   /// The sixteen-output tables, when `DotKernel.group` is used.
-  let groups: _GroupTables?
+  let groups: GroupTables?
   /// Frames each channel plane holds.
   let capacity: Int
   /// Floats from one plane to the next: `capacity` and, with groups, a tail of zeros that the
@@ -65,7 +65,7 @@ public struct PolyphaseResampler: Resampler {
   public var tableBytes: Int {
     let rows = bank.map { $0.rows * $0.taps * 4 } ?? 0
     let tables = groups.map {
-      $0.count * ($0.width * _GroupTables.lanes * 4 + _GroupTables.bookkeepingBytes) + up * 4
+      $0.count * ($0.width * GroupTables.lanes * 4 + GroupTables.bookkeepingBytes) + up * 4
     }
     return rows + (tables ?? 0)
   }
@@ -111,7 +111,7 @@ public struct PolyphaseResampler: Resampler {
   /// Creates a resampler, reusing `bank` when it was built for the same rates and quality.
   init(
     inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality,
-    kernel: DotKernel?, sharing shared: _PolyphaseBank?, _ sharedGroups: _GroupTables?
+    kernel: DotKernel?, sharing shared: PolyphaseBank?, _ sharedGroups: GroupTables?
   ) {
     self.kernel = kernel
     precondition((1...PCMFormat.maxSampleRate).contains(inputRate))
@@ -134,7 +134,7 @@ public struct PolyphaseResampler: Resampler {
       return
     }
     let bank =
-      shared ?? _PolyphaseBank(up: up, down: down, quality: quality, outputRate: outputRate)
+      shared ?? PolyphaseBank(up: up, down: down, quality: quality, outputRate: outputRate)
     self.bank = bank
     // Causal: the first output needs nothing past input frame 0 (at low frequencies: a
     // minimum-phase window may reach a fraction of a sample further, for taps near zero).
@@ -149,7 +149,7 @@ public struct PolyphaseResampler: Resampler {
     {
       groups =
         sharedGroups
-        ?? _GroupTables(bank: bank, up: up, down: down, phase0: Self.start(latency, up, down).phase)
+        ?? GroupTables(bank: bank, up: up, down: down, phase0: Self.start(latency, up, down).phase)
     } else {
       groups = nil
     }

@@ -67,8 +67,8 @@ extension ResamplerFactory {
   ) -> ResamplerFactory {
     // The tables every upsampling rate into 48 kHz uses: linear and minimum phase (for the
     // presets, minimum phase for both, one table).
-    _ = _PolyphaseBank.interpolated(inputRate: 8_000, outputRate: 48_000, quality: quality)
-    _ = _PolyphaseBank.interpolated(inputRate: 48_000, outputRate: 48_000, quality: quality)
+    _ = PolyphaseBank.interpolated(inputRate: 8_000, outputRate: 48_000, quality: quality)
+    _ = PolyphaseBank.interpolated(inputRate: 48_000, outputRate: 48_000, quality: quality)
     return ResamplerFactory {
       VariableRatioResampler(
         inputRate: $0, outputRate: $1, channelCount: $2, quality: quality, kernel: kernel)

@@ -12,7 +12,7 @@
 /// two table rows around its fraction (2,048 rows per input sample for `balanced`) and blends
 /// them linearly into one row, which is then dotted with every channel's window; the blend's
 /// error is under −130 dB of the signal for `balanced`. Every upsampling ratio shares one table
-/// (see `_PolyphaseBank.interpolated`), so preparing more input rates costs history only.
+/// (see `PolyphaseBank.interpolated`), so preparing more input rates costs history only.
 ///
 /// Compared with ``PolyphaseResampler``: about one and a half times the work per output (the
 /// blend, and no sixteen-output groups), the same delay, and not bit-identical to it. Equal
@@ -33,7 +33,7 @@ public struct VariableRatioResampler: Resampler {
   /// The ratio adjustment in force (see ``adjustRatio(by:)``).
   public private(set) var ratioAdjustment = 0.0
 
-  let bank: _PolyphaseBank
+  let bank: PolyphaseBank
   /// Input frames per output frame at the nominal ratio.
   let nominalStep: Double
   /// Input frames per output frame now.
@@ -85,7 +85,7 @@ public struct VariableRatioResampler: Resampler {
     self.channelCount = channelCount
     self.quality = quality
     self.kernel = kernel
-    bank = _PolyphaseBank.interpolated(
+    bank = PolyphaseBank.interpolated(
       inputRate: inputRate, outputRate: outputRate, quality: quality)
     nominalStep = Double(inputRate) / Double(outputRate)
     step = nominalStep
@@ -205,7 +205,7 @@ public struct VariableRatioResampler: Resampler {
     var (count, position, fraction, origin) = (count, position, fraction, planeOrigin)
     var consumed = 0
     var produced = 0
-    let context = _VariableContext(bank, kernel)
+    let context = VariableContext(bank, kernel)
     storage.withUnsafeMutableBufferPointer { storage in
       let base = storage.baseAddress!
       let row = base + capacity * channels
@@ -246,7 +246,7 @@ public struct VariableRatioResampler: Resampler {
 }
 
 /// What one output needs, gathered once per call: the table's shape and the kernels.
-struct _VariableContext {
+struct VariableContext {
   let coefficients: UnsafePointer<Float>
   let taps: Int
   let steps: Double
@@ -256,7 +256,7 @@ struct _VariableContext {
   let lerpDot: PolyphaseResampler.DotKernel.LerpDot?
   let lerpDot2: PolyphaseResampler.DotKernel.LerpDot2?
 
-  init(_ bank: _PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?) {
+  init(_ bank: PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?) {
     coefficients = UnsafePointer(bank.coefficients)
     taps = bank.taps
     steps = Double(bank.interpolationSteps)

@@ -42,17 +42,17 @@ public struct ClockedCapturePipeline {
 
   /// What the pipeline was made with.
   public let configuration: Configuration
-  var app: _TimedSource
-  var mic: _TimedSource
-  var clock: _OutputClock
+  var app: TimedSource
+  var mic: TimedSource
+  var clock: OutputClock
   /// Seconds of the origin, once known.
   var originSeconds: Double?
   var scratchA: [Float]
   var scratchB: [Float]
   /// The mix's scale: ½ for two sources under `average`, 1 otherwise, ramped when it changes.
-  var mixScale = _Ramp(1)
+  var mixScale = Ramp(1)
   /// Clamping or limiting, and the meters.
-  var output: _MixOutput
+  var output: MixOutput
 
   /// Creates a pipeline and prepares it for the formats the capture will deliver (either may be
   /// `nil`): every prepared rate's resampler is made now, so no callback builds a filter.
@@ -73,14 +73,14 @@ public struct ClockedCapturePipeline {
     }
     // The timeline holds the latency and one more burst-sized delivery on top.
     let capacity = Int((maxLatency + 0.6) * Double(c.outputRate))
-    app = try _TimedSource(c, format: appFormat, capacity: capacity, gainDB: c.appGainDB)
-    mic = try _TimedSource(c, format: micFormat, capacity: capacity, gainDB: c.micGainDB)
-    clock = _OutputClock(c)
+    app = try TimedSource(c, format: appFormat, capacity: capacity, gainDB: c.appGainDB)
+    mic = try TimedSource(c, format: micFormat, capacity: capacity, gainDB: c.micGainDB)
+    clock = OutputClock(c)
     originSeconds = c.origin?.seconds
     scratchA = [Float](repeating: 0, count: c.pullBlockFrames * 2)
     scratchB = [Float](repeating: 0, count: c.pullBlockFrames * 2)
-    mixScale = _Ramp(c.policy == .average ? 0.5 : 1)
-    output = _MixOutput(
+    mixScale = Ramp(c.policy == .average ? 0.5 : 1)
+    output = MixOutput(
       policy: c.policy, ceilingDB: c.ceilingDB,
       lookaheadFrames: c.policy == .limit ? c.outputRate / 1000 : 0, sampleRate: c.outputRate)
   }
@@ -170,9 +170,9 @@ public struct ClockedCapturePipeline {
 
   /// What the clock reads of a source (read in place: a copy of the source would share its
   /// storage, and its next change would copy that).
-  func state(_ side: Side) -> _SourceState { side == .app ? app.state : mic.state }
+  func state(_ side: Side) -> SourceState { side == .app ? app.state : mic.state }
 
-  mutating func withSource<R, E: Error>(_ side: Side, _ body: (inout _TimedSource) throws(E) -> R)
+  mutating func withSource<R, E: Error>(_ side: Side, _ body: (inout TimedSource) throws(E) -> R)
     throws(E) -> R
   {
     side == .app ? try body(&app) : try body(&mic)

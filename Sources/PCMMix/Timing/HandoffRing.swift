@@ -15,7 +15,7 @@ import CPCMMixAtomics
 /// `write` and `read` count bytes since creation; each is stored by its own side with release
 /// order and loaded by the other with acquire order, so a record's bytes are complete before the
 /// consumer can see them, and its room is free before the producer can reuse it.
-final class _HandoffRing: @unchecked Sendable {
+final class HandoffRing: @unchecked Sendable {
   /// What precedes a buffer's bytes.
   struct Header {
     var description: StreamDescription

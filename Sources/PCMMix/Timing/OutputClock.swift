@@ -13,7 +13,7 @@
 /// the clock then holds (silence, off the timeline) for the difference plus a margin, so the
 /// same delivery is on time from then on. A consumer that falls far behind every stamped source
 /// (it stalled) skips ahead.
-struct _OutputClock {
+struct OutputClock {
   let outputRate: Int
   let minimumLatency: Int
   let maximumLatency: Int
@@ -53,7 +53,7 @@ struct _OutputClock {
 
   /// Starts the clock when the sources are in (see the type's description); returns whether it
   /// started at this pull.
-  mutating func tryStart(_ a: _SourceState, _ b: _SourceState, frames: Int) -> Bool {
+  mutating func tryStart(_ a: SourceState, _ b: SourceState, frames: Int) -> Bool {
     guard a.hasStarted || b.hasStarted else { return false }
     waited += frames
     let allIn = (!a.isEnabled || a.hasStarted) && (!b.isEnabled || b.hasStarted)
@@ -90,7 +90,7 @@ struct _OutputClock {
   /// Skips ahead when every stamped, enabled source that has audio waiting is further ahead than
   /// the latency and one of its longest buffers (and at least 100 ms) allow: the consumer fell
   /// behind. Returns the frames skipped (whole pulls).
-  mutating func skipAhead(_ a: _SourceState, _ b: _SourceState, frames: Int) -> Int {
+  mutating func skipAhead(_ a: SourceState, _ b: SourceState, frames: Int) -> Int {
     let useA = a.isEnabled && a.isStamped && !a.isEmpty
     let useB = b.isEnabled && b.isStamped && !b.isEmpty
     guard useA || useB else { return 0 }
@@ -106,7 +106,7 @@ struct _OutputClock {
 }
 
 /// What the output clock reads of a source, gathered without copying it.
-struct _SourceState {
+struct SourceState {
   var hasStarted: Bool
   var isEnabled: Bool
   var isStamped: Bool

@@ -61,7 +61,7 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     public var meters: MixMeters?
   }
 
-  private let rings: (app: _HandoffRing, mic: _HandoffRing)
+  private let rings: (app: HandoffRing, mic: HandoffRing)
   /// Atomic words: see `Word`.
   private let words: UnsafeMutablePointer<Int>
   /// The pipeline, touched only by the pulling thread (under the `pulling` word).
@@ -69,8 +69,8 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
   /// Where the pull copies each record's bytes.
   private let payload: UnsafeMutableRawPointer
   /// Each source's last checked description, touched only by that source's callback.
-  private var appCheck = _DescriptionCheck()
-  private var micCheck = _DescriptionCheck()
+  private var appCheck = DescriptionCheck()
+  private var micCheck = DescriptionCheck()
   /// The gains and switches last applied, touched only by the pulling thread.
   private var applied = 0
   private let published: Locked<Statistics>
@@ -109,7 +109,7 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
       return max(perSecond, 512 * 1024)
     }
     rings = (
-      _HandoffRing(capacity: ringBytes(appFormat)), _HandoffRing(capacity: ringBytes(micFormat))
+      HandoffRing(capacity: ringBytes(appFormat)), HandoffRing(capacity: ringBytes(micFormat))
     )
     payload = .allocate(
       byteCount: max(rings.app.largestPayload, rings.mic.largestPayload), alignment: 16)
@@ -172,9 +172,9 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
       let ticks = Double(skipped) * Double(t.timescale) / Double(format.sampleRate)
       stamp = MediaTime(value: t.value + Int64(ticks.rounded()), timescale: t.timescale)
     }
-    let header = _HandoffRing.Header(
+    let header = HandoffRing.Header(
       description: description, timeValue: stamp?.value ?? 0, timescale: stamp?.timescale ?? 0,
-      kind: (stamp == nil ? _HandoffRing.Kind.buffer : .stampedBuffer).rawValue, byteCount: keep)
+      kind: (stamp == nil ? HandoffRing.Kind.buffer : .stampedBuffer).rawValue, byteCount: keep)
     if !ring.push(header, UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - keep)...])) {
       _ = pcmmix_fetch_add_relaxed(word(side == .app ? .appDrops : .micDrops), 1)
     }
@@ -188,11 +188,11 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
       return
     }
     defer { pcmmix_store_release(busy, 0) }
-    let header = _HandoffRing.Header(
+    let header = HandoffRing.Header(
       description: StreamDescription(
         sampleRate: 0, formatID: 0, formatFlags: 0, bytesPerPacket: 0, framesPerPacket: 0,
         bytesPerFrame: 0, channelsPerFrame: 0, bitsPerChannel: 0),
-      timeValue: 0, timescale: 0, kind: _HandoffRing.Kind.finish.rawValue, byteCount: 0)
+      timeValue: 0, timescale: 0, kind: HandoffRing.Kind.finish.rawValue, byteCount: 0)
     if !(side == .app ? rings.app : rings.mic).push(
       header, UnsafeRawBufferPointer(start: nil, count: 0))
     {
@@ -283,12 +283,12 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
   private func drain(_ side: Side) {
     let ring = side == .app ? rings.app : rings.mic
     while let h = ring.pop(into: payload) {
-      switch _HandoffRing.Kind(rawValue: h.kind) {
+      switch HandoffRing.Kind(rawValue: h.kind) {
       case .finish:
         pipeline.finish(side)
       case .stampedBuffer, .buffer:
         let time =
-          h.kind == _HandoffRing.Kind.stampedBuffer.rawValue
+          h.kind == HandoffRing.Kind.stampedBuffer.rawValue
           ? MediaTime(value: h.timeValue, timescale: h.timescale) : nil
         // Checked by the callback already; a failure here is not possible, and not fatal.
         try? pipeline.append(
@@ -322,7 +322,7 @@ extension CaptureError: CustomStringConvertible {
 }
 
 /// A capture callback's check of its buffers' descriptions, probing only when one changes.
-struct _DescriptionCheck {
+struct DescriptionCheck {
   var last: StreamDescription?
   var format: PCMFormat?
 

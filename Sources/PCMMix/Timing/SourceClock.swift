@@ -20,7 +20,7 @@
 /// constant ``Configuration/timeConstant``): the integral settles on the ratio correction the
 /// source's clock needs (`−driftPPM`), the proportional part pulls the position back onto the
 /// stamps. Unstamped buffers are placed by arrival by the pipeline and do not move the loop.
-struct _SourceClock {
+struct SourceClock {
   struct Configuration {
     /// Output frames per second: the timeline's unit.
     var outputRate: Double
@@ -62,12 +62,12 @@ struct _SourceClock {
   /// The last stamp and a fingerprint of its buffer, to tell a resent buffer from a run of
   /// buffers that all carry one stamp.
   private var lastStamp: MediaTime?
-  private var lastFingerprint: _Fingerprint?
+  private var lastFingerprint: Fingerprint?
   /// Consecutive stamps that could not be right, and the offset they agree on.
   private var badRun = 0
   private var badOffset = 0.0
   /// What happened so far.
-  var counters = _SourceClockCounters()
+  var counters = SourceClockCounters()
 
   init(_ configuration: Configuration) {
     self.configuration = configuration
@@ -80,7 +80,7 @@ struct _SourceClock {
   /// Decides where a stamped buffer of `frames` frames at `rate` goes. `position` is its stamp
   /// on the timeline (output frames after the origin).
   mutating func place(
-    stamp: MediaTime, position: Double, frames: Int, rate: Int, fingerprint: _Fingerprint
+    stamp: MediaTime, position: Double, frames: Int, rate: Int, fingerprint: Fingerprint
   ) -> Placement {
     let c = configuration
     counters.buffers += 1
@@ -190,7 +190,7 @@ struct _SourceClock {
 }
 
 /// What a source's clock has done with its buffers.
-struct _SourceClockCounters: Equatable {
+struct SourceClockCounters: Equatable {
   var buffers = 0
   var framesIn = 0
   var framesTrimmed = 0
@@ -211,7 +211,7 @@ struct _SourceClockCounters: Equatable {
 /// differ in a sampled word when the sound spans more than 1/128 of the buffer (a 10 ms marker
 /// in a 1,024-frame buffer spans 47 %). Buffers that look the same (two of pure silence) are
 /// harmless to confuse: dropping a silent buffer as resent leaves silence in its place.
-struct _Fingerprint: Equatable {
+struct Fingerprint: Equatable {
   var count: Int
   var hash: UInt64
 

@@ -8,13 +8,13 @@
 
 /// One source of a ``ClockedCapturePipeline``: its chain (probe, decode, resample), its clock
 /// (where buffers land, how fast it runs) and its timeline of frames waiting to be pulled.
-struct _TimedSource {
+struct TimedSource {
   var chain: SourceChain
-  var clock: _SourceClock
-  var fifo: _TimelineFIFO
+  var clock: SourceClock
+  var fifo: TimelineFIFO
   let outputRate: Int
   /// The gain, ramping over the fade time when it changes.
-  var gain: _Ramp
+  var gain: Ramp
   var isEnabled = true
   /// Frames of a fade (0: none), and its raised-cosine shape: `fade[d]`, d in 0 ..< frames.
   let fade: FadeShape
@@ -46,13 +46,13 @@ struct _TimedSource {
     chain = SourceChain(
       outputRate: c.outputRate, outputChannels: 2, resampler: c.resolvedResampler,
       resamplesEqualRates: c.driftCorrection != .off)
-    clock = _SourceClock(
+    clock = SourceClock(
       .init(
         outputRate: Double(c.outputRate), tolerance: c.gapTolerance, maxOverlap: c.maxOverlap,
         steers: c.driftCorrection != .off, timeConstant: c.driftTimeConstant,
         maxAdjustment: c.maxRatioAdjustment))
-    fifo = _TimelineFIFO(capacity: capacity, channelCount: 2)
-    gain = _Ramp(gainDB == 0 ? 1 : Float(pow(10, gainDB / 20)))
+    fifo = TimelineFIFO(capacity: capacity, channelCount: 2)
+    gain = Ramp(gainDB == 0 ? 1 : Float(pow(10, gainDB / 20)))
     fade = FadeShape(frames: Int((c.fadeSeconds * Double(c.outputRate)).rounded()))
     if let format {
       let rate = format.sampleRate
@@ -68,8 +68,8 @@ struct _TimedSource {
   var hasStarted: Bool { clock.expected != nil }
 
   /// What the output clock needs to know of it.
-  var state: _SourceState {
-    _SourceState(
+  var state: SourceState {
+    SourceState(
       hasStarted: hasStarted, isEnabled: isEnabled && fadeOutTo == nil, isStamped: clock.isStamped,
       isEmpty: fifo.isEmpty, nextPosition: fifo.nextPosition, largestBuffer: largestBuffer)
   }
@@ -102,11 +102,11 @@ struct _TimedSource {
     }
     let span = Double(frames) * Double(outputRate) / Double(rate)
     largestBuffer = max(largestBuffer, Int(span.rounded(.up)))
-    let placement: _SourceClock.Placement
+    let placement: SourceClock.Placement
     if let stamp, let position {
       placement = clock.place(
         stamp: stamp, position: position, frames: frames, rate: rate,
-        fingerprint: _Fingerprint(bytes))
+        fingerprint: Fingerprint(bytes))
     } else {
       placement = clock.placeByArrival(frames: frames, arrival: arrival - span, runDry: runDry)
     }
@@ -195,7 +195,7 @@ struct _TimedSource {
       }
       if h >= k + n {
         // In the future; but a segment that a later one starts before is a stamp that jumped
-        // ahead and came back (see `_SourceClock`): it is dropped.
+        // ahead and came back (see `SourceClock`): it is dropped.
         if let next = fifo.nextSegmentPosition, next <= h {
           fifo.discard(run)
           framesDropped += run
@@ -253,7 +253,7 @@ struct _TimedSource {
   /// consumer that stalled, a source clock faster than the pull's), re-basing what is left; with
   /// fill-level drift correction, steers its ratio once a second to keep the mean fill steady.
   mutating func keepFill(
-    clock output: _OutputClock, frames: Int, configuration c: ClockedCapturePipeline.Configuration
+    clock output: OutputClock, frames: Int, configuration c: ClockedCapturePipeline.Configuration
   ) {
     guard isEnabled, hasStarted, !clock.isStamped, output.isRunning else { return }
     let fill = fifo.nextPosition - output.position
@@ -313,7 +313,7 @@ struct _TimedSource {
 }
 
 /// A gain that moves to a new value over a fade's frames (raised cosine) instead of stepping.
-struct _Ramp {
+struct Ramp {
   private(set) var from: Float
   private(set) var to: Float
   /// Frames of the ramp done; the ramp is over at the fade's length.

@@ -8,7 +8,7 @@
 /// A source that delivers without a break appends to one segment; a gap in its timestamps (a
 /// pause, a dropped buffer) starts a new one further on, so silence is never stored. Appending
 /// past the capacity drops the oldest frames. Storage is allocated once, at creation.
-struct _TimelineFIFO: FrameSink {
+struct TimelineFIFO: FrameSink {
   /// The frames, oldest first.
   var frames: FrameFIFO
   /// Segment starts, oldest first: index (in frames appended since creation) and position.
