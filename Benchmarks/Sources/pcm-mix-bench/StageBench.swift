@@ -126,27 +126,10 @@ enum StageBench {
       }
 
       if report.wants(section: section, row: "mix" + suffix) {
-        var mixer = DualBufferMixer()
-        let a = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
-        let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
-        for i in 0..<960 {
-          a[i] = Float(rng.nextSigned()) * 0.5
-          b[i] = Float(rng.nextSigned()) * 0.5
-        }
-        let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
-        out.initialize(repeating: 0)
-        let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
-          mixer.append(.app, UnsafeBufferPointer(a))
-          mixer.append(.mic, UnsafeBufferPointer(b))
-          let n = mixer.mix(into: out)
-          blackHole(n)
-        }
+        let ns = timeMix(policy: .average, amplitude: 0.5, rng: &rng, batches: batches)
         show(
           "mix" + suffix, "mix 480 frames stereo to int16 (2 appends + mix)" + suffix, frames: 480,
           ns)
-        a.deallocate()
-        b.deallocate()
-        out.deallocate()
       }
     }
 
@@ -156,24 +139,8 @@ enum StageBench {
     if AcceleratedKernels.install() {
       defer { AcceleratedKernels.uninstall() }
       if report.wants(section: section, row: "mix limit avx2") {
-        var mixer = DualBufferMixer(.init(policy: .limit))
-        let a = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
-        let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
-        for i in 0..<960 {
-          a[i] = Float(rng.nextSigned()) * 0.4
-          b[i] = Float(rng.nextSigned()) * 0.4
-        }
-        let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
-        out.initialize(repeating: 0)
-        let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
-          mixer.append(.app, UnsafeBufferPointer(a))
-          mixer.append(.mic, UnsafeBufferPointer(b))
-          blackHole(mixer.mix(into: out))
-        }
+        let ns = timeMix(policy: .limit, amplitude: 0.4, rng: &rng, batches: batches)
         show("mix limit avx2", "mix 480 frames, limit (below the ceiling) avx2", frames: 480, ns)
-        a.deallocate()
-        b.deallocate()
-        out.deallocate()
       }
       let rows: [(String, String, MixPolicy, Double)] = [
         ("clocked mix avx2", "clocked: 2 appends + pull 480, average avx2", .average, 0),
@@ -206,6 +173,32 @@ enum StageBench {
         bytes.deallocate()
         out.deallocate()
       }
+    }
+  }
+
+  /// Per-block times of two appends of 480 stereo frames of noise at `amplitude` and a mix to
+  /// int16 in a `DualBufferMixer` with `policy`.
+  static func timeMix(
+    policy: MixPolicy, amplitude: Double, rng: inout SplitMix64, batches: Int
+  ) -> [Double] {
+    var mixer = DualBufferMixer(.init(policy: policy))
+    let a = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
+    let b = UnsafeMutableBufferPointer<Float>.allocate(capacity: 960)
+    defer {
+      a.deallocate()
+      b.deallocate()
+    }
+    for i in 0..<960 {
+      a[i] = Float(rng.nextSigned() * amplitude)
+      b[i] = Float(rng.nextSigned() * amplitude)
+    }
+    let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
+    defer { out.deallocate() }
+    out.initialize(repeating: 0)
+    return timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
+      mixer.append(.app, UnsafeBufferPointer(a))
+      mixer.append(.mic, UnsafeBufferPointer(b))
+      blackHole(mixer.mix(into: out))
     }
   }
 }
