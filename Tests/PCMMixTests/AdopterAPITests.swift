@@ -1,0 +1,50 @@
+import PCMMix
+import Testing
+
+// What an adopter writes against this session's API, with `import PCMMix` only (no @testable):
+// a backend chosen by name, a custom spec that can fail, gains set through the pipeline, and a
+// file-less mix of two buffers. Compiled in Swift 6 mode by this target.
+
+/// The adopter's setup: a custom filter spec (throws if it is not one) and the pipeline.
+func makeAdopterPipeline(highQuality: Bool) throws -> CapturePipeline {
+  let quality =
+    highQuality
+    ? ResamplerQuality.high
+    : try ResamplerQuality(passbandEdge: 0.85, stopbandEdge: 1, attenuation: 100)
+  var configuration = CapturePipeline.Configuration(resampler: .builtin(quality))
+  configuration.mixer.policy = .limit
+  return CapturePipeline(configuration)
+}
+
+@Suite struct AdopterAPITests {
+  @Test func anAdopterMixesTwoSourcesThroughThePublicAPI() throws {
+    var pipeline = try makeAdopterPipeline(highQuality: false)
+    pipeline.setGain(.mic, dB: -6)
+    let app = StreamDescription(PCMFormat(sampleRate: 48_000, channelCount: 2, sampleType: .s16))
+    let mic = StreamDescription(PCMFormat(sampleRate: 16_000, channelCount: 1, sampleType: .s16))
+    let appBytes = [UInt8](repeating: 0x08, count: 4_800 * 4)  // 100 ms
+    let micBytes = [UInt8](repeating: 0x08, count: 1_600 * 2)  // 100 ms
+    try appBytes.withUnsafeBytes { try pipeline.appendApp($0, description: app) }
+    try micBytes.withUnsafeBytes { try pipeline.appendMic($0, description: mic) }
+    var out = [Int16](repeating: 0, count: 960)
+    let frames = out.withUnsafeMutableBufferPointer { pipeline.mix(into: $0) }
+    #expect(frames == 480)
+    #expect(pipeline.mixer.configuration.micGainDB == -6)
+    #expect(pipeline.mixer.configuration.policy == .limit)
+    // A spec that is not one is refused where it is written, naming the parameter.
+    #expect(throws: ConfigurationError.self) {
+      _ = try ResamplerQuality(passbandEdge: 0.9, stopbandEdge: 0.5, attenuation: 100)
+    }
+  }
+
+  @Test func aBackendOfYourOwnIsAClosure() {
+    let factory = ResamplerFactory { input, output, channels in
+      PolyphaseResampler(inputRate: input, outputRate: output, channelCount: channels)
+    }
+    let resampler = factory(44_100, 48_000, 2)
+    #expect(resampler.inputRate == 44_100 && resampler.channelCount == 2)
+    var chain = SourceChain(resampler: .variableRatio(.fast))
+    chain.adjustRatio(by: 0)
+    #expect(chain.outputRate == 48_000)
+  }
+}
