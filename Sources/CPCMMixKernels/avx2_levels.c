@@ -1,4 +1,4 @@
-// The output stage's AVX2 kernels: int16 encoding and the mixers' measure-and-mix passes, each
+// The output stage's AVX2 kernels: int16 encoding and the mixers' mix-and-measure pass, each
 // bit-exact with the Swift code it replaces. Compiled only for x86.
 #include "pcmmix_kernels.h"
 
@@ -44,10 +44,10 @@ PCMMIX_TARGET void pcmmix_encode_s16(const float *x, long n, short *out) {
   for (; i < n; i++) out[i] = encode_one(x[i]);
 }
 
-PCMMIX_TARGET static inline float hmax8(__m256 v) {
-  float t[8];
-  _mm256_storeu_ps(t, v);
-  float m = t[0];
+PCMMIX_TARGET static inline int hmax8i(__m256i v) {
+  int t[8];
+  _mm256_storeu_si256((__m256i *)t, v);
+  int m = t[0];
   for (int i = 1; i < 8; i++) m = t[i] > m ? t[i] : m;
   return m;
 }
@@ -60,87 +60,64 @@ PCMMIX_TARGET static inline double hsum8d(__m256 v) {
   return s;
 }
 
-// Squares add up in float lanes for at most 4,096 samples at a time, then in double. Four
-// accumulators per stream, 32 samples a step, so the adds do not wait on each other.
-PCMMIX_TARGET void pcmmix_measure2(const float *a, const float *b, long n, float *peaks,
-                                   double *sums) {
-  __m256 pa = _mm256_setzero_ps(), pb = _mm256_setzero_ps();
-  double sa = 0, sb = 0;
-  long i = 0;
-  while (i + 32 <= n) {
-    long end = i + 4096 < n ? i + 4096 : n;
-    __m256 ta[4], tb[4];
-    for (int k = 0; k < 4; k++) ta[k] = tb[k] = _mm256_setzero_ps();
-    for (; i + 32 <= end; i += 32) {
-      for (int k = 0; k < 4; k++) {
-        __m256 x = _mm256_loadu_ps(a + i + 8 * k), y = _mm256_loadu_ps(b + i + 8 * k);
-        __m256 xx = _mm256_mul_ps(x, x), yy = _mm256_mul_ps(y, y);
-        pa = _mm256_max_ps(pa, xx);
-        pb = _mm256_max_ps(pb, yy);
-        ta[k] = _mm256_add_ps(ta[k], xx);
-        tb[k] = _mm256_add_ps(tb[k], yy);
-      }
-    }
-    sa += hsum8d(_mm256_add_ps(_mm256_add_ps(ta[0], ta[1]), _mm256_add_ps(ta[2], ta[3])));
-    sb += hsum8d(_mm256_add_ps(_mm256_add_ps(tb[0], tb[1]), _mm256_add_ps(tb[2], tb[3])));
-  }
-  float qa = hmax8(pa), qb = hmax8(pb);
-  for (; i < n; i++) {
-    float xx = a[i] * a[i], yy = b[i] * b[i];
-    qa = xx > qa ? xx : qa;
-    qb = yy > qb ? yy : qb;
-    sa += xx;
-    sb += yy;
-  }
-  peaks[0] = qa, peaks[1] = qb;
-  sums[0] = sa, sums[1] = sb;
+static inline int bits_of_magnitude(float x) {
+  union { float f; int i; } u = {x};
+  return u.i & 0x7FFFFFFF;
 }
 
-// Separate multiplies and adds, never fused, so the mix has the Swift loop's bits.
+// One pass over both sources: each is measured as it is read, mixed, and the mix measured as it
+// is written. The largest magnitudes are integer maxima of the bits (off the float ports, which
+// the mix and the squares keep busy); squares add up with fused multiply-adds in float lanes for
+// at most 4,096 samples at a time, then in double. The mix itself takes separate multiplies and
+// adds, never fused, so it has the Swift loop's bits.
 #pragma clang fp contract(off)
-PCMMIX_TARGET void pcmmix_mix_measure(float *a, const float *b, long n, float ga, float gb,
-                                      float scale, float *peak, double *sum,
-                                      int *magnitude_bits) {
+PCMMIX_TARGET void pcmmix_mix_measure(float *out, const float *a, const float *b, long n,
+                                      float ga, float gb, float scale, int *magnitude_bits,
+                                      double *sums) {
   const __m256i absmask = _mm256_set1_epi32(0x7FFFFFFF);
   const __m256 vga = _mm256_set1_ps(ga), vgb = _mm256_set1_ps(gb), vs = _mm256_set1_ps(scale);
-  __m256 py = _mm256_setzero_ps();
-  __m256i bits = _mm256_setzero_si256();
-  double sy = 0;
+  __m256i ma = _mm256_setzero_si256(), mb = ma, my = ma;
+  double sa = 0, sb = 0, sy = 0;
   long i = 0;
-  while (i + 32 <= n) {
+  while (i + 16 <= n) {
     long end = i + 4096 < n ? i + 4096 : n;
-    __m256 ty[4];
-    for (int k = 0; k < 4; k++) ty[k] = _mm256_setzero_ps();
-    for (; i + 32 <= end; i += 32) {
-      for (int k = 0; k < 4; k++) {
+    __m256 ta[2], tb[2], ty[2];
+    for (int k = 0; k < 2; k++) ta[k] = tb[k] = ty[k] = _mm256_setzero_ps();
+    for (; i + 16 <= end; i += 16) {
+      for (int k = 0; k < 2; k++) {
         __m256 x = _mm256_loadu_ps(a + i + 8 * k), y = _mm256_loadu_ps(b + i + 8 * k);
+        ma = _mm256_max_epi32(ma, _mm256_and_si256(_mm256_castps_si256(x), absmask));
+        mb = _mm256_max_epi32(mb, _mm256_and_si256(_mm256_castps_si256(y), absmask));
+        ta[k] = _mm256_fmadd_ps(x, x, ta[k]);
+        tb[k] = _mm256_fmadd_ps(y, y, tb[k]);
         __m256 z = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(x, vga), _mm256_mul_ps(y, vgb)), vs);
-        _mm256_storeu_ps(a + i + 8 * k, z);
-        __m256 zz = _mm256_mul_ps(z, z);
-        py = _mm256_max_ps(py, zz);
-        ty[k] = _mm256_add_ps(ty[k], zz);
-        bits = _mm256_max_epi32(bits, _mm256_and_si256(_mm256_castps_si256(z), absmask));
+        _mm256_storeu_ps(out + i + 8 * k, z);
+        my = _mm256_max_epi32(my, _mm256_and_si256(_mm256_castps_si256(z), absmask));
+        ty[k] = _mm256_fmadd_ps(z, z, ty[k]);
       }
     }
-    sy += hsum8d(_mm256_add_ps(_mm256_add_ps(ty[0], ty[1]), _mm256_add_ps(ty[2], ty[3])));
+    sa += hsum8d(_mm256_add_ps(ta[0], ta[1]));
+    sb += hsum8d(_mm256_add_ps(tb[0], tb[1]));
+    sy += hsum8d(_mm256_add_ps(ty[0], ty[1]));
   }
-  float qy = hmax8(py);
-  int t[8];
-  _mm256_storeu_si256((__m256i *)t, bits);
-  int most = 0;
-  for (int k = 0; k < 8; k++) most = t[k] > most ? t[k] : most;
+  int qa = hmax8i(ma), qb = hmax8i(mb), qy = hmax8i(my);
   for (; i < n; i++) {
-    float z = (a[i] * ga + b[i] * gb) * scale;
-    a[i] = z;
-    qy = z * z > qy ? z * z : qy;
+    float x = a[i], y = b[i];
+    float z = (x * ga + y * gb) * scale;
+    out[i] = z;
+    int bx = bits_of_magnitude(x), by = bits_of_magnitude(y), bz = bits_of_magnitude(z);
+    qa = bx > qa ? bx : qa;
+    qb = by > qb ? by : qb;
+    qy = bz > qy ? bz : qy;
+    sa += x * x;
+    sb += y * y;
     sy += z * z;
-    union { float f; int i; } u = {z};
-    int m = u.i & 0x7FFFFFFF;
-    most = m > most ? m : most;
   }
-  *peak = qy;
-  *sum = sy;
-  *magnitude_bits = most;
+  // Onto what earlier calls (earlier runs of the same block) measured.
+  magnitude_bits[0] = qa > magnitude_bits[0] ? qa : magnitude_bits[0];
+  magnitude_bits[1] = qb > magnitude_bits[1] ? qb : magnitude_bits[1];
+  magnitude_bits[2] = qy > magnitude_bits[2] ? qy : magnitude_bits[2];
+  sums[0] += sa, sums[1] += sb, sums[2] += sy;
 }
 #pragma clang fp contract(on)
 

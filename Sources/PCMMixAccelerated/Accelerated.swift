@@ -38,19 +38,17 @@ public enum AcceleratedKernels {
   }()
 
   /// Installs the process-wide AVX2 kernels when this CPU runs them: the int16 encoder
-  /// (`PCMEncoder.install(_:)`) and the mixers' measure-and-mix passes
-  /// (`MixKernel.install(measure2:mixMeasure:)`).
+  /// (`PCMEncoder.install(_:)`) and the mixers' mix-and-measure pass
+  /// (`MixKernel.install(mixMeasure:)`).
   /// Both give the same bits as the Swift code they replace. Returns whether it did.
   @discardableResult
   public static func install() -> Bool {
     #if arch(x86_64) || arch(i386)
       guard kernel != nil else { return false }
       PCMEncoder.install { x, n, out in pcmmix_encode_s16(x, n, out) }
-      MixKernel.install(
-        measure2: { a, b, n, peaks, sums in pcmmix_measure2(a, b, n, peaks, sums) },
-        mixMeasure: { a, b, n, ga, gb, s, peak, sum, bits in
-          pcmmix_mix_measure(a, b, n, ga, gb, s, peak, sum, bits)
-        })
+      MixKernel.install { out, a, b, n, ga, gb, s, bits, sums in
+        pcmmix_mix_measure(out, a, b, n, ga, gb, s, bits, sums)
+      }
       return true
     #else
       return false
@@ -60,7 +58,7 @@ public enum AcceleratedKernels {
   /// Takes back what ``install()`` installed: the Swift code runs again.
   public static func uninstall() {
     PCMEncoder.install(nil)
-    MixKernel.install(measure2: nil, mixMeasure: nil)
+    MixKernel.install(mixMeasure: nil)
   }
 }
 

@@ -47,17 +47,13 @@ void pcmmix_group16x2(const float *table, long width, const float *a, const floa
 /// zero, clamped; NaN to 0): the same bits as `PCMEncoder.int16` in Swift, sixteen at a time.
 void pcmmix_encode_s16(const float *x, long n, short *out);
 
-/// The largest square and the sum of squares of n floats of a (into peaks[0], sums[0]) and of
-/// b (peaks[1], sums[1]). A non-finite sample makes the sum non-finite (a NaN may be missed by
-/// the maximum): the caller then measures the careful way.
-void pcmmix_measure2(const float *a, const float *b, long n, float *peaks, double *sums);
-
-/// a[i] = (a[i] * ga + b[i] * gb) * scale over n floats (separate multiplies and adds, the same
-/// bits as PCMMix's Swift loop), and of the result the largest square (*peak), the sum of
-/// squares (*sum) and the largest |x| as float bits (*magnitude_bits; a NaN counts larger than
-/// any number).
-void pcmmix_mix_measure(float *a, const float *b, long n, float ga, float gb, float scale,
-                        float *peak, double *sum, int *magnitude_bits);
+/// out[i] = (a[i] * ga + b[i] * gb) * scale over n floats (separate multiplies and adds, the
+/// same bits as PCMMix's Swift loop), measuring in the same pass the largest magnitude and the
+/// sum of squares of a, of b and of the result: the largest |x| as float bits (a NaN counts
+/// larger than any number) as the maximum with magnitude_bits[0..2], the sums added onto
+/// sums[0..2]. A non-finite sample makes its sum non-finite.
+void pcmmix_mix_measure(float *out, const float *a, const float *b, long n, float ga, float gb,
+                        float scale, int *magnitude_bits, double *sums);
 
 #endif  // x86
 

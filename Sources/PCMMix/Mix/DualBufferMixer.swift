@@ -269,24 +269,40 @@ public struct DualBufferMixer {
     let half: Float = configuration.policy != .average || solo ? 1 : 0.5
     switch sources {
     case .both:
+      let (ga, gb) = (app.gain, mic.gain)
+      if stereo {
+        // One pass, read straight from both FIFOs: both sources metered, mixed, the mix
+        // measured; a run ends where either FIFO wraps.
+        let kernel = MixKernel.current
+        var m = KernelMix()
+        app.fifo.storage.withUnsafeBufferPointer { sa in
+          mic.fifo.storage.withUnsafeBufferPointer { sb in
+            var done = 0
+            while done < n {
+              let (ia, ka) = app.fifo.run(from: done)
+              let (ib, kb) = mic.fifo.run(from: done)
+              let k = min(n - done, ka, kb)
+              m.mix(
+                kernel, into: pa + 2 * done, sa.baseAddress! + ia, sb.baseAddress! + ib,
+                count: 2 * k, ga, gb, half)
+              done += k
+            }
+          }
+        }
+        output.meterSources(frames: n, m) { side in
+          // Rare: a source past full scale or not finite. `pb` is free for it.
+          (side == .app ? app : mic).fifo.peek(n, into: pb)
+          return UnsafePointer(pb)
+        }
+        app.fifo.discard(n)
+        mic.fifo.discard(n)
+        output.finish(pa, frames: n, measured: m)
+        return
+      }
       app.fifo.peek(n, into: pa)
       mic.fifo.peek(n, into: pb)
       app.fifo.discard(n)
       mic.fifo.discard(n)
-      let (ga, gb) = (app.gain, mic.gain)
-      if stereo, let kernels = MixKernel.installed {
-        // Two passes instead of four: both meters, then the mix measuring its result (the
-        // same mix bits as the loop below).
-        var m = KernelMix(kernels, pa, pb, count: count)
-        output.meterSources(pa, pb, frames: n, m)
-        m.mix(kernels, pa, pb, count: count, ga, gb, half)
-        output.finish(pa, frames: n, measured: m)
-        return
-      }
-      if stereo {
-        output.appMeter.measure(pa, frames: n, channels: 2)
-        output.micMeter.measure(pb, frames: n, channels: 2)
-      }
       for i in 0..<count { pa[i] = (pa[i] * ga + pb[i] * gb) * half }
     case .appAlone, .micAlone:
       let g: Float

@@ -55,6 +55,17 @@ struct FrameFIFO: FrameSink {
     }
   }
 
+  /// Where frame `offset` (counted from the oldest) starts in `storage`, in samples, and how
+  /// many frames from there lie in one run before the ring wraps or the frames end.
+  ///
+  /// - Precondition: `offset < count`.
+  func run(from offset: Int) -> (start: Int, frames: Int) {
+    precondition(offset < count)
+    var f = head + offset
+    if f >= capacity { f -= capacity }
+    return (f * channelCount, min(count - offset, capacity - f))
+  }
+
   /// Removes the oldest `frames` frames.
   mutating func discard(_ frames: Int) {
     precondition(frames <= count)

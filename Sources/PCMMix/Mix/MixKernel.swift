@@ -1,85 +1,127 @@
 import CPCMMixAtomics
 
-/// A mixing kernel from outside the library: one pass that mixes two blocks and measures them
-/// for the meters, giving the same mix bits as the Swift loop. `PCMMixAccelerated` installs an
-/// AVX2 one where the CPU has it; without one, the mixers mix and measure in separate Swift
-/// passes.
+/// A mixing kernel from outside the library: one pass that mixes two blocks and measures both
+/// sources and the result for the meters, giving the same mix bits as ``MixKernel/swift``.
+/// `PCMMixAccelerated` installs an AVX2 one where the CPU has it.
 @_spi(Backends)
 public enum MixKernel {
-  /// `(a, b, count, peaks, sums)`: the largest square and the sum of squares of `count` floats
-  /// of `a` (into `peaks[0]`, `sums[0]`) and of `b` (`[1]`). A non-finite sample must make the
-  /// sum non-finite.
-  public typealias Measure2 =
-    @convention(c) (
-      UnsafePointer<Float>, UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>,
-      UnsafeMutablePointer<Double>
-    ) -> Void
-
-  /// `(a, b, count, ga, gb, scale, peak, sum, magnitudeBits)`: sets `a[i] = (a[i]·ga +
-  /// b[i]·gb)·scale` (multiplies and adds separate, never fused: the Swift loop's bits) and
-  /// writes the result's largest square, sum of squares and largest |x| as float bits (a NaN
-  /// counting larger than any number).
+  /// `(out, a, b, count, ga, gb, scale, magnitudeBits, sums)`: sets `out[i] = (a[i]·ga +
+  /// b[i]·gb)·scale` over `count` floats (multiplies and adds separate, never fused), and
+  /// measures in the same pass the largest magnitude and the sum of squares of `a`, of `b` and
+  /// of the result: the largest |x| as float bits as the maximum with `magnitudeBits[0...2]`,
+  /// the sums added onto `sums[0...2]`. A non-finite sample must make its sum non-finite (the
+  /// magnitudes may then miss a NaN: the callers look at the sums first).
   public typealias MixMeasure =
     @convention(c) (
-      UnsafeMutablePointer<Float>, UnsafePointer<Float>, Int, Float, Float, Float,
-      UnsafeMutablePointer<Float>, UnsafeMutablePointer<Double>, UnsafeMutablePointer<Int32>
+      UnsafeMutablePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, Int, Float, Float,
+      Float, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Double>
     ) -> Void
 
-  /// Makes both mixers use `measure2` and `mixMeasure` (or their Swift passes again, with
-  /// `nil`). Set them once, before audio runs.
-  public static func install(measure2: Measure2?, mixMeasure: MixMeasure?) {
-    func bits<F>(_ f: F?) -> Int {
-      f.map { Int(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0
+  /// Makes the mixers use `mixMeasure` (or ``swift`` again, with `nil`). Set it once, before
+  /// audio runs.
+  public static func install(mixMeasure: MixMeasure?) {
+    let bits = mixMeasure.map {
+      Int(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self))
     }
-    let both = measure2 != nil && mixMeasure != nil
-    pcmmix_store_release(words, both ? bits(measure2) : 0)
-    pcmmix_store_release(words + 1, both ? bits(mixMeasure) : 0)
+    pcmmix_store_release(word, bits ?? 0)
   }
 
-  /// The installed kernels, if any (two relaxed loads).
-  static var installed: (Measure2, MixMeasure)? {
-    let (m, x) = (pcmmix_load_relaxed(words), pcmmix_load_relaxed(words + 1))
-    guard m != 0 && x != 0 else { return nil }
-    return (
-      unsafeBitCast(UnsafeRawPointer(bitPattern: m)!, to: Measure2.self),
-      unsafeBitCast(UnsafeRawPointer(bitPattern: x)!, to: MixMeasure.self)
-    )
+  /// The installed kernel, or ``swift`` (one relaxed load).
+  static var current: MixMeasure {
+    let m = pcmmix_load_relaxed(word)
+    guard m != 0 else { return swift }
+    return unsafeBitCast(UnsafeRawPointer(bitPattern: m)!, to: MixMeasure.self)
   }
 
-  nonisolated(unsafe) private static let words: UnsafeMutablePointer<Int> = {
-    let words = UnsafeMutablePointer<Int>.allocate(capacity: 2)
-    words.initialize(repeating: 0, count: 2)
-    return words
+  nonisolated(unsafe) private static let word: UnsafeMutablePointer<Int> = {
+    let word = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+    word.initialize(to: 0)
+    return word
   }()
+
+  /// The kernel in Swift's SIMD types: what runs where nothing is installed, and the bits an
+  /// installed kernel must give. The largest magnitudes are float maxima of |x| here (a
+  /// `replace(with:where:)` on a comparison is one `maxps` or `fmax`; SSE2 has no integer
+  /// maximum), which may miss a NaN but then the sum is NaN.
+  public static let swift: MixMeasure = { out, a, b, count, ga, gb, scale, bits, sums in
+    typealias F = SIMD8<Float>
+    typealias I = SIMD8<Int32>
+    let (ra, rb, ro) = (UnsafeRawPointer(a), UnsafeRawPointer(b), UnsafeMutableRawPointer(out))
+    let (vga, vgb, vs) = (F(repeating: ga), F(repeating: gb), F(repeating: scale))
+    let mask = I(repeating: 0x7FFF_FFFF)
+    @inline(__always) func magnitude(_ x: F) -> F {
+      unsafeBitCast(unsafeBitCast(x, to: I.self) & mask, to: F.self)
+    }
+    var (ma, mb, my) = (F(), F(), F())
+    var (sa, sb, sy) = (0.0, 0.0, 0.0)
+    var i = 0
+    // Squares add up in Float lanes for at most 4,096 samples at a time, then in Double.
+    while i + 8 <= count {
+      let end = min(count, i + 4_096) - 7
+      var (ta, tb, ty) = (F(), F(), F())
+      while i < end {
+        let x = ra.loadUnaligned(fromByteOffset: i * 4, as: F.self)
+        let y = rb.loadUnaligned(fromByteOffset: i * 4, as: F.self)
+        let (ax, ay) = (magnitude(x), magnitude(y))
+        ma.replace(with: ax, where: ax .> ma)
+        mb.replace(with: ay, where: ay .> mb)
+        ta += x * x
+        tb += y * y
+        let z = (x * vga + y * vgb) * vs
+        ro.storeBytes(of: z, toByteOffset: i * 4, as: F.self)
+        let az = magnitude(z)
+        my.replace(with: az, where: az .> my)
+        ty += z * z
+        i += 8
+      }
+      (sa, sb, sy) = (sa + Double(ta.sum()), sb + Double(tb.sum()), sy + Double(ty.sum()))
+    }
+    var (qa, qb, qy) = (ma.max(), mb.max(), my.max())
+    while i < count {
+      let (x, y) = (a[i], b[i])
+      let z = (x * ga + y * gb) * scale
+      out[i] = z
+      (qa, qb, qy) = (max(qa, abs(x)), max(qb, abs(y)), max(qy, abs(z)))
+      (sa, sb, sy) = (sa + Double(x * x), sb + Double(y * y), sy + Double(z * z))
+      i += 1
+    }
+    func most(_ bits: Int32, _ x: Float) -> Int32 { max(bits, Int32(bitPattern: x.bitPattern)) }
+    (bits[0], bits[1], bits[2]) = (most(bits[0], qa), most(bits[1], qb), most(bits[2], qy))
+    (sums[0], sums[1], sums[2]) = (sums[0] + sa, sums[1] + sb, sums[2] + sy)
+  }
 }
 
-/// One block through the installed kernels: both sources metered while their samples are still
-/// there, then mixed into `a` and the result measured.
+/// What the mix kernel measured over one block, which it may see in several runs (where either
+/// FIFO wraps): both sources before their gains, and the mix.
 struct KernelMix {
-  var sources: (peaks: (Float, Float), sums: (Double, Double)) = ((0, 0), (0, 0))
-  var peak: Float = 0
-  var sum = 0.0
-  var magnitudeBits: Int32 = 0
+  /// The largest |x| as float bits of the app, the mic and the mix.
+  var magnitudeBits: (Int32, Int32, Int32) = (0, 0, 0)
+  /// Sums of squares of the app, the mic and the mix.
+  var sums: (Double, Double, Double) = (0, 0, 0)
 
-  /// Measures `a` and `b` (`count` floats each); the meters of the two sources get them.
-  init(
-    _ kernels: (MixKernel.Measure2, MixKernel.MixMeasure), _ a: UnsafePointer<Float>,
-    _ b: UnsafePointer<Float>, count: Int
+  /// The largest square of the app, the mic and the mix (NaN after a NaN).
+  var peakSquares: (Float, Float, Float) {
+    func square(_ bits: Int32) -> Float {
+      let x = Float(bitPattern: UInt32(bitPattern: bits))
+      return x * x
+    }
+    return (square(magnitudeBits.0), square(magnitudeBits.1), square(magnitudeBits.2))
+  }
+
+  /// Mixes `count` floats of `a` and `b` into `out` through `kernel`, adding to the measures.
+  mutating func mix(
+    _ kernel: MixKernel.MixMeasure, into out: UnsafeMutablePointer<Float>,
+    _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, count: Int, _ ga: Float, _ gb: Float,
+    _ scale: Float
   ) {
-    withUnsafeMutableBytes(of: &sources.peaks) { p in
-      withUnsafeMutableBytes(of: &sources.sums) { s in
-        kernels.0(
-          a, b, count, p.baseAddress!.assumingMemoryBound(to: Float.self),
+    var (m, s) = (magnitudeBits, sums)
+    withUnsafeMutableBytes(of: &m) { m in
+      withUnsafeMutableBytes(of: &s) { s in
+        kernel(
+          out, a, b, count, ga, gb, scale, m.baseAddress!.assumingMemoryBound(to: Int32.self),
           s.baseAddress!.assumingMemoryBound(to: Double.self))
       }
     }
-  }
-
-  /// Mixes `b` into `a` and measures the result.
-  mutating func mix(
-    _ kernels: (MixKernel.Measure2, MixKernel.MixMeasure), _ a: UnsafeMutablePointer<Float>,
-    _ b: UnsafePointer<Float>, count: Int, _ ga: Float, _ gb: Float, _ scale: Float
-  ) {
-    kernels.1(a, b, count, ga, gb, scale, &peak, &sum, &magnitudeBits)
+    (magnitudeBits, sums) = (m, s)
   }
 }

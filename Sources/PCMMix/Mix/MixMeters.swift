@@ -42,23 +42,24 @@ struct MixOutput {
   /// Frames of delay the output stage adds (the limiter's look-ahead).
   var latencyFrames: Int { limiter?.latencyFrames ?? 0 }
 
-  /// Meters the two sources from what the kernel measured (or the careful way, on their
-  /// samples, when a sample was past full scale or not finite).
+  /// Meters the two sources from what the kernel measured, or the careful way when a sample
+  /// was past full scale or not finite: then `careful` copies that source's `frames` stereo
+  /// frames to somewhere they can be measured.
   mutating func meterSources(
-    _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, frames: Int, _ m: KernelMix
+    frames: Int, _ m: KernelMix,
+    careful: (DualBufferMixer.Side) -> UnsafePointer<Float>
   ) {
     let count = frames * 2
-    let (pa, pb) = m.sources.peaks
-    let (sa, sb) = m.sources.sums
-    if pa <= 1 && sa.isFinite {
-      appMeter.record(peakSquare: pa, squares: sa, over: 0, count: count, frames: frames)
+    let (pa, pb, _) = m.peakSquares
+    if pa <= 1 && m.sums.0.isFinite {
+      appMeter.record(peakSquare: pa, squares: m.sums.0, over: 0, count: count, frames: frames)
     } else {
-      appMeter.measure(a, frames: frames, channels: 2)
+      appMeter.measure(careful(.app), frames: frames, channels: 2)
     }
-    if pb <= 1 && sb.isFinite {
-      micMeter.record(peakSquare: pb, squares: sb, over: 0, count: count, frames: frames)
+    if pb <= 1 && m.sums.1.isFinite {
+      micMeter.record(peakSquare: pb, squares: m.sums.1, over: 0, count: count, frames: frames)
     } else {
-      micMeter.measure(b, frames: frames, channels: 2)
+      micMeter.measure(careful(.mic), frames: frames, channels: 2)
     }
   }
 
@@ -66,10 +67,10 @@ struct MixOutput {
   /// case) the block is not read again.
   mutating func finish(_ x: UnsafeMutablePointer<Float>, frames: Int, measured m: KernelMix) {
     // 0x3F80_0000 is 1.0: under it `saturate` clamps nothing; the limiter has its ceiling.
-    let quiet = m.magnitudeBits <= (limiter?.ceilingBits ?? 0x3F80_0000) && m.sum.isFinite
+    let quiet = m.magnitudeBits.2 <= (limiter?.ceilingBits ?? 0x3F80_0000) && m.sums.2.isFinite
     if quiet && (limiter == nil || limiter!.passQuiet(frames: frames)) {
       outputMeter.record(
-        peakSquare: m.peak, squares: m.sum, over: 0, count: frames * 2, frames: frames)
+        peakSquare: m.peakSquares.2, squares: m.sums.2, over: 0, count: frames * 2, frames: frames)
       return
     }
     finish(x, frames: frames)
