@@ -247,3 +247,55 @@ import Testing
     }
   }
 }
+
+/// The clocked pipeline mixes through the same kernel while no gain ramps (and pass by pass
+/// while one does): with the AVX2 kernel or the Swift one, the same output bits and meters,
+/// through fades, gain ramps, a disabled stretch, loud blocks the limiter acts on and a NaN.
+@Suite(.serialized) struct AcceleratedClockedMixTests {
+  static func run(_ policy: MixPolicy, kernel: Bool) throws -> ([Float], MixMeters) {
+    if kernel { AcceleratedKernels.install() } else { AcceleratedKernels.uninstall() }
+    defer { AcceleratedKernels.uninstall() }
+    var c = ClockedCapturePipeline.Configuration()
+    (c.policy, c.driftCorrection, c.latency) = (policy, .off, .fixed(seconds: 0.05))
+    // Gains other than 1 on both sides, or a fused multiply-add would give the same bits.
+    (c.appGainDB, c.micGainDB) = (3, -2)
+    let f = StreamDescription(PCMFormat(sampleRate: 48_000, channelCount: 2, sampleType: .f32))
+    var pipeline = try ClockedCapturePipeline(c, app: f, mic: f)
+    var rng = SplitMix64(seed: 47)
+    var all: [Float] = []
+    var out = [Float](repeating: 0, count: 2 * 480)
+    for block in 0..<400 {
+      let level: Float = block % 80 < 30 ? 0.2 : (block % 80 < 50 ? 1.4 : 0.05)
+      let time = MediaTime(value: Int64(block) * 480, timescale: 48_000)
+      for side in [DualBufferMixer.Side.app, .mic] {
+        var x = (0..<960).map { _ in Float.random(in: -level...level, using: &rng) }
+        if block == 150 && side == .app { (x[5], x[6], x[7]) = (.nan, .infinity, -3) }
+        try x.withUnsafeBytes { try pipeline.append(side, $0, description: f, time: time) }
+      }
+      if block == 100 { pipeline.setGain(.mic, dB: -9) }
+      if block == 200 { pipeline.setEnabled(.app, false) }
+      if block == 230 { pipeline.setEnabled(.app, true) }
+      _ = out.withUnsafeMutableBufferPointer { pipeline.pull(into: $0) }
+      all += out
+    }
+    return (all, pipeline.meters)
+  }
+
+  @Test(
+    .enabled(if: AcceleratedKernels.kernel != nil, "this CPU has no AVX2 + FMA"),
+    arguments: [MixPolicy.average, .saturate, .limit])
+  func sameOutputAndMetersAsTheSwiftKernel(_ policy: MixPolicy) throws {
+    let (swift, m1) = try Self.run(policy, kernel: false)
+    let (avx2, m2) = try Self.run(policy, kernel: true)
+    #expect(swift.count == avx2.count)
+    // Audio came out (the pipeline started), so the comparison means something.
+    #expect(swift.contains { $0 != 0 })
+    #expect(zip(swift, avx2).allSatisfy { $0.bitPattern == $1.bitPattern })
+    #expect(m1.limitedSamples == m2.limitedSamples && m1.clippedSamples == m2.clippedSamples)
+    for (x, y) in [(m1.app, m2.app), (m1.mic, m2.mic), (m1.output, m2.output)] {
+      #expect(x.peakDBFS == y.peakDBFS && x.heldPeakDBFS == y.heldPeakDBFS)
+      #expect(abs(x.rmsDBFS - y.rmsDBFS) < 1e-4)
+      #expect(x.clippedSamples == y.clippedSamples)
+    }
+  }
+}

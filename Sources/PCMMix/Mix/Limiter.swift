@@ -193,12 +193,20 @@ public struct Limiter: Sendable {
     self.box = box
   }
 
-  /// Moves past `frames` frames that the caller knows to be at or below the ceiling (their
-  /// largest magnitude's bits at most ``ceilingBits``) without reading them, exactly as
-  /// ``process(_:frames:)`` would: only at rest and with no look-ahead, when the frames pass
-  /// unchanged. Returns whether it did; otherwise the caller runs `process`.
-  mutating func passQuiet(frames: Int) -> Bool {
-    guard lookahead == 0, isAtRest, frames > 0 else { return false }
+  /// Moves past `frames` frames at `samples` that the caller knows to be at or below the
+  /// ceiling (their largest magnitude's bits at most ``ceilingBits``) without scanning them,
+  /// exactly as ``process(_:frames:)`` would: only at rest, when the frames pass at gain 1
+  /// (through the delay line, with look-ahead). Returns whether it did; otherwise the caller
+  /// runs `process`.
+  mutating func passQuiet(_ samples: UnsafeMutablePointer<Float>, frames: Int) -> Bool {
+    guard isAtRest, frames > 0 else { return false }
+    if lookahead > 0 {
+      var delay = self.delay
+      self.delay = []
+      delay.withUnsafeMutableBufferPointer { _delay(samples, frames, $0.baseAddress!) }
+      self.delay = delay
+      boxPosition = (boxPosition + frames) % (lookahead + 1)
+    }
     frameIndex += frames
     gain = 1
     return true

@@ -64,16 +64,20 @@ struct MixOutput {
   }
 
   /// Finishes a mix the kernel measured: when nothing needs clamping or limiting (the usual
-  /// case) the block is not read again.
+  /// case) the block is not scanned again, and not read at all without a look-ahead.
   mutating func finish(_ x: UnsafeMutablePointer<Float>, frames: Int, measured m: KernelMix) {
     // 0x3F80_0000 is 1.0: under it `saturate` clamps nothing; the limiter has its ceiling.
     let quiet = m.magnitudeBits.2 <= (limiter?.ceilingBits ?? 0x3F80_0000) && m.sums.2.isFinite
-    if quiet && (limiter == nil || limiter!.passQuiet(frames: frames)) {
+    guard quiet && (limiter == nil || limiter!.passQuiet(x, frames: frames)) else {
+      return finish(x, frames: frames)
+    }
+    if (limiter?.lookahead ?? 0) > 0 {
+      // Out of the delay line came earlier frames: those are the ones to meter.
+      outputMeter.measure(x, frames: frames, channels: 2)
+    } else {
       outputMeter.record(
         peakSquare: m.peakSquares.2, squares: m.sums.2, over: 0, count: frames * 2, frames: frames)
-      return
     }
-    finish(x, frames: frames)
   }
 
   /// Clamps or limits `frames` stereo frames in place, then meters them.

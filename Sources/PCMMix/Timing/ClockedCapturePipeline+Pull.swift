@@ -36,20 +36,26 @@ extension ClockedCapturePipeline {
     // The scratch moves out of `self` while `self` mixes into it, and back after.
     var (a, b) = (scratchA, scratchB)
     (scratchA, scratchB) = ([], [])
-    _withBlocks(&a, &b) { x, y, room in
+    var c = scratchC
+    scratchC = []
+    _withBlocks(&a, &b, &c) { x, y, z, room in
       var done = 0
       while done < frames {
         let n = min(frames - done, room)
-        let r = mix(ahead + done, n, x, y)
+        let r = mix(ahead + done, n, x, y, z)
         silent.app += r.appSilent
         silent.mic += r.micSilent
         lateness = max(lateness, r.lateness)
-        output.finish(x, frames: n)
-        emit(done, x, n)
+        if let m = r.measured {
+          output.finish(r.block, frames: n, measured: m)
+        } else {
+          output.finish(r.block, frames: n)
+        }
+        emit(done, r.block, n)
         done += n
       }
     }
-    (scratchA, scratchB) = (a, b)
+    (scratchA, scratchB, scratchC) = (a, b, c)
     clock.position += frames
     clock.afterPull(lateness: lateness, frames: frames)
     // A consumer that fell behind every stamped source skips ahead; an unstamped source that
@@ -66,14 +72,24 @@ extension ClockedCapturePipeline {
       phase: .running, position: start, appSilentFrames: silent.app, micSilentFrames: silent.mic)
   }
 
-  /// Mixes timeline frames `k ..< k + n` into `x` (`y` is scratch): each source's audio with its
-  /// fades, metered, at its gain, summed, at the mix's scale; as the `DualBufferMixer` computes
-  /// `(a·ga + b·gb)·scale`, with each factor ramped. Before the output stage.
+  /// One block of the mix, before the output stage: where it is, and what the kernel measured
+  /// of it (`nil` where a ramp ran and the meters measured it pass by pass).
+  struct MixedBlock {
+    var block: UnsafeMutablePointer<Float>
+    var measured: KernelMix?
+    var appSilent: Int
+    var micSilent: Int
+    var lateness: Int
+  }
+
+  /// Mixes timeline frames `k ..< k + n` of both sources (into `x` and `y`, then into `z` or
+  /// `x`): each source's audio with its fades, metered, at its gain, summed, at the mix's
+  /// scale; as the `DualBufferMixer` computes `(a·ga + b·gb)·scale`, with each factor ramped.
+  /// While no gain ramps, one kernel pass does the metering and the mix into `z`.
   mutating func mix(
-    _ k: Int, _ n: Int, _ x: UnsafeMutablePointer<Float>, _ y: UnsafeMutablePointer<Float>
-  )
-    -> (appSilent: Int, micSilent: Int, lateness: Int)
-  {
+    _ k: Int, _ n: Int, _ x: UnsafeMutablePointer<Float>, _ y: UnsafeMutablePointer<Float>,
+    _ z: UnsafeMutablePointer<Float>
+  ) -> MixedBlock {
     // Both sources play at half level under `average`, one alone at full level; the change
     // ramps like a fade.
     let both = app.isEnabled && app.fadeOutTo == nil && mic.isEnabled && mic.fadeOutTo == nil
@@ -81,13 +97,26 @@ extension ClockedCapturePipeline {
     if scale != mixScale.to { mixScale.set(scale, app.fade) }
     let ra = app.extract(k, n, into: x)
     let rb = mic.extract(k, n, into: y)
+    var r = MixedBlock(
+      block: x, measured: nil, appSilent: ra.silent, micSilent: rb.silent,
+      lateness: max(ra.lateness, rb.lateness))
+    if let ga = app.gain.settled(app.fade), let gb = mic.gain.settled(mic.fade),
+      let s = mixScale.settled(app.fade)
+    {
+      // The same products and sum as the passes below (a factor of 1 changes no bit).
+      var m = KernelMix()
+      m.mix(MixKernel.current, into: z, x, y, count: 2 * n, ga, gb, s)
+      output.meterSources(frames: n, m) { $0 == .app ? UnsafePointer(x) : UnsafePointer(y) }
+      (r.block, r.measured) = (z, m)
+      return r
+    }
     output.appMeter.measure(x, frames: n, channels: 2)
     output.micMeter.measure(y, frames: n, channels: 2)
     app.gain.apply(x, frames: n, app.fade)
     mic.gain.apply(y, frames: n, mic.fade)
     for i in 0..<(n * 2) { x[i] += y[i] }
     mixScale.apply(x, frames: n, app.fade)
-    return (ra.silent, rb.silent, max(ra.lateness, rb.lateness))
+    return r
   }
 
   /// Fills the limiter's look-ahead with the timeline's first frames (its output, the delay
@@ -96,18 +125,18 @@ extension ClockedCapturePipeline {
     let w = output.latencyFrames
     guard w > 0 else { return }
     output.limiter!.reset()
-    var (a, b) = (scratchA, scratchB)
-    (scratchA, scratchB) = ([], [])
-    _withBlocks(&a, &b) { x, y, room in
+    var (a, b, c) = (scratchA, scratchB, scratchC)
+    (scratchA, scratchB, scratchC) = ([], [], [])
+    _withBlocks(&a, &b, &c) { x, y, z, room in
       var done = 0
       while done < w {
         let n = min(w - done, room)
-        _ = mix(clock.position + done, n, x, y)
-        output.limiter!.process(x, frames: n)
+        let r = mix(clock.position + done, n, x, y, z)
+        output.limiter!.process(r.block, frames: n)
         done += n
       }
     }
-    (scratchA, scratchB) = (a, b)
+    (scratchA, scratchB, scratchC) = (a, b, c)
   }
 
   /// Gives `frames` frames of silence in blocks.
@@ -129,12 +158,19 @@ extension ClockedCapturePipeline {
   }
 }
 
-/// Runs `body` over two stereo scratch arrays' storage (`room` frames each).
+/// Runs `body` over three stereo scratch arrays' storage (`room` frames each).
 func _withBlocks(
-  _ a: inout [Float], _ b: inout [Float],
-  _ body: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, Int) -> Void
+  _ a: inout [Float], _ b: inout [Float], _ c: inout [Float],
+  _ body: (
+    UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>, Int
+  )
+    -> Void
 ) {
   a.withUnsafeMutableBufferPointer { pa in
-    b.withUnsafeMutableBufferPointer { pb in body(pa.baseAddress!, pb.baseAddress!, pa.count / 2) }
+    b.withUnsafeMutableBufferPointer { pb in
+      c.withUnsafeMutableBufferPointer { pc in
+        body(pa.baseAddress!, pb.baseAddress!, pc.baseAddress!, pa.count / 2)
+      }
+    }
   }
 }

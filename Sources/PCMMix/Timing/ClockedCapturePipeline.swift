@@ -49,6 +49,7 @@ public struct ClockedCapturePipeline {
   var originSeconds: Double?
   var scratchA: [Float]
   var scratchB: [Float]
+  var scratchC: [Float]
   /// The mix's scale: ½ for two sources under `average`, 1 otherwise, ramped when it changes.
   var mixScale = Ramp(1)
   /// Clamping or limiting, and the meters.
@@ -79,6 +80,7 @@ public struct ClockedCapturePipeline {
     originSeconds = c.origin?.seconds
     scratchA = [Float](repeating: 0, count: c.pullBlockFrames * 2)
     scratchB = [Float](repeating: 0, count: c.pullBlockFrames * 2)
+    scratchC = [Float](repeating: 0, count: c.pullBlockFrames * 2)
     mixScale = Ramp(c.policy == .average ? 0.5 : 1)
     output = MixOutput(
       policy: c.policy, ceilingDB: c.ceilingDB,
@@ -163,7 +165,8 @@ public struct ClockedCapturePipeline {
 
   /// Bytes of storage held: the timelines, the resamplers' history, scratch.
   public var retainedBytes: Int {
-    app.retainedBytes + mic.retainedBytes + (scratchA.capacity + scratchB.capacity) * 4
+    app.retainedBytes + mic.retainedBytes
+      + (scratchA.capacity + scratchB.capacity + scratchC.capacity) * 4
   }
 
   // MARK: - Internals

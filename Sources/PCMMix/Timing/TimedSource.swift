@@ -340,6 +340,14 @@ struct Ramp {
     }
   }
 
+  /// The value for the next block if no ramp is under way (a finished one is marked done), or
+  /// `nil` while one is: then ``apply(_:frames:_:)`` does the work.
+  mutating func settled(_ fade: FadeShape) -> Float? {
+    guard done >= fade.frames else { return nil }
+    done = .max
+    return to
+  }
+
   /// Multiplies `count` frames of interleaved stereo at `x` by the gain, moving along the ramp.
   mutating func apply(_ x: UnsafeMutablePointer<Float>, frames count: Int, _ fade: FadeShape) {
     if done >= fade.frames {
