@@ -250,7 +250,9 @@ import Testing
       sink.samples, stride: 2, offset: 1, frequency: 5000.0 / 48_000,
       range: 1000..<(expected - 1000))
     print("SourceChain + src-best: SNR L \(left.snrDB) dB, R \(right.snrDB) dB")
-    #expect(left.snrDB > 130 && right.snrDB > 130)
+    // Measured (libsamplerate 0.2.2, x86_64): L 149.3 dB, R 148.1 dB (single tones well inside
+    // the band, so above the sweep's worst 139.5). The threshold sits 3 dB under, as there.
+    #expect(left.snrDB > 145 && right.snrDB > 145)
     #expect(abs(left.phase) < 1e-3 && abs(right.phase - 0.5) < 1e-3)
     #expect(abs(20 * log10(left.amplitude / 0.5)) < 0.01)
   }
