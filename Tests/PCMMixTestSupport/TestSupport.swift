@@ -19,64 +19,6 @@ public struct SplitMix64: RandomNumberGenerator {
   }
 }
 
-/// Least-squares fit of `a·cos(ωn) + b·sin(ωn) + c` to a signal, for tone SNR and gain.
-public struct ToneFit {
-  /// Amplitude of the fitted tone.
-  public var amplitude: Double
-  /// Phase of the fitted cosine at n = 0, radians.
-  public var phase: Double
-  /// Tone power over the power of what the fit leaves, in dB.
-  public var snrDB: Double
-
-  /// Fits the tone at `frequency` (cycles per sample) to `x[range]`, sample n at index n.
-  public init(_ x: [Float], stride: Int = 1, offset: Int = 0, frequency: Double, range: Range<Int>)
-  {
-    let w = 2 * Double.pi * frequency
-    // Normal equations for the basis (cos, sin, 1).
-    var m = [[Double]](repeating: [0, 0, 0], count: 3)
-    var v = [0.0, 0.0, 0.0]
-    for n in range {
-      let y = Double(x[n * stride + offset])
-      let basis = [cos(w * Double(n)), sin(w * Double(n)), 1]
-      for i in 0..<3 {
-        v[i] += basis[i] * y
-        for j in 0..<3 { m[i][j] += basis[i] * basis[j] }
-      }
-    }
-    let s = ToneFit.solve(m, v)
-    var fitPower = 0.0
-    var residual = 0.0
-    for n in range {
-      let fitted = s[0] * cos(w * Double(n)) + s[1] * sin(w * Double(n)) + s[2]
-      let y = Double(x[n * stride + offset])
-      fitPower += fitted * fitted
-      residual += (y - fitted) * (y - fitted)
-    }
-    amplitude = (s[0] * s[0] + s[1] * s[1]).squareRoot()
-    phase = atan2(-s[1], s[0])
-    snrDB = 10 * log10(fitPower / max(residual, 1e-300))
-  }
-
-  /// Solves `a·x = b` (square, nonsingular, any size) by Gauss–Jordan elimination with partial
-  /// pivoting.
-  public static func solve(_ a: [[Double]], _ b: [Double]) -> [Double] {
-    var m = a
-    var v = b
-    let n = b.count
-    for col in 0..<n {
-      let p = (col..<n).max { abs(m[$0][col]) < abs(m[$1][col]) }!
-      m.swapAt(col, p)
-      v.swapAt(col, p)
-      for r in 0..<n where r != col {
-        let f = m[r][col] / m[col][col]
-        for c in 0..<n { m[r][c] -= f * m[col][c] }
-        v[r] -= f * v[col]
-      }
-    }
-    return (0..<n).map { v[$0] / m[$0][$0] }
-  }
-}
-
 /// Least-squares fit of several tones at once, each with its own amplitude and phase (and an
 /// offset): the phase-free measure of a multi-tone signal after a filter whose delay depends on
 /// frequency (a minimum-phase one).

@@ -1,4 +1,5 @@
 import PCMMix
+import PCMMixTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -12,7 +13,7 @@ import PCMMix
 /// per channel. Quality: a 0.5-amplitude tone at each of `toneCount` frequencies from 100 Hz to
 /// 0.9 × the lower Nyquist, streamed in 10 ms blocks; the ideal sine is fitted to the steady part
 /// of the raw output (no delay dropped), giving the worst SNR, the gain at the top tone, and the
-/// delay from the fitted phase (100 Hz and 110 Hz fits; see ``ToneFit/delay(_:at:_:at:)``).
+/// delay from the fitted phase (100 Hz and 110 Hz fits; see `ToneFit.delay` in PCMMixTestSupport).
 ///
 /// Delay alone misses what a converter holds back: soxr shifts its output so that it has no
 /// phase delay, and withholds output until its filter has what it needs instead. So the table
@@ -78,7 +79,7 @@ enum ResamplerTable {
       let fitEnd = Int(toneSeconds * Double(outRate)) - outRate / 100
       let start = Int(settle * Double(outRate))
       let bases = (tones + [110]).map {
-        ToneFit.Basis(frequency: $0, rate: outRate, start: start, end: fitEnd)
+        ToneFit.Basis(frequency: $0 / Double(outRate), range: start..<fitEnd)
       }
       var times: [String: (p50: Double, mean: Double)] = [:]
       for backend in rows {
@@ -94,27 +95,30 @@ enum ResamplerTable {
         var fits: [ToneFit] = []
         var worst = Double.infinity
         var lag: [Double] = []
-        for basis in bases {
+        for (i, (hz, basis)) in zip(tones + [110], bases).enumerated() {
           guard var fresh = backend.make(inRate, outRate, channels) else { continue }
-          let (out, progress) = streamTone(&fresh, frequency: basis.frequency, frames: toneFrames)
+          let (out, progress) = streamTone(&fresh, frequency: hz, frames: toneFrames)
           if lag.isEmpty {
             lag = progress.filter { Double($0.in) >= settle * Double(inRate) }.map {
               Double($0.in) / Double(inRate) - Double($0.out) / Double(outRate)
             }
           }
           let perChannel = out.withUnsafeBufferPointer { buf in
-            (0..<channels).map { ToneFit(buf, channel: $0, channels: channels, basis: basis) }
+            (0..<channels).map { ToneFit(buf, stride: channels, offset: $0, basis: basis) }
           }
           fits.append(perChannel[0])
-          if basis.frequency != 110 {
+          if i < tones.count {  // not the 110 Hz fit, there for the delay
             worst = min(worst, perChannel.map(\.snrDB).min()!)
             report.record(
-              section, name, "snr_\(Int(basis.frequency.rounded()))Hz",
+              section, name, "snr_\(Int(hz.rounded()))Hz",
               perChannel.map(\.snrDB).min()!, "dB")
           }
         }
         let gain = 20 * log10(fits[tones.count - 1].amplitude / amplitude)
-        let delay = ToneFit.delay(fits[0], at: tones[0], fits[tones.count], at: 110)
+        let delay =
+          ToneFit.delay(
+            fits[0], at: tones[0] / Double(outRate), fits[tones.count], at: 110 / Double(outRate),
+            input: .sine) / Double(outRate)
         let latency = Summary(lag.map { $0 + delay })
         let perSample = Double(outRate / 100 * channels)
         let p50 = speed.ns.median / perSample

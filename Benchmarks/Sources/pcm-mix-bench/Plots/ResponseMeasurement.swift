@@ -1,3 +1,5 @@
+import PCMMixTestSupport
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -60,8 +62,8 @@ struct MeasuredResponse {
       precondition(out.count >= outFrames, "\(backend.name) withheld too much output")
       let tone: Double? = f < outNyquist ? f : nil
       if let tone {
-        let basis = ToneFit.Basis(frequency: tone, rate: outRate, start: start, end: outFrames)
-        let fit = out.withUnsafeBufferPointer { ToneFit($0, channel: 0, channels: 1, basis: basis) }
+        let basis = ToneFit.Basis(frequency: tone / Double(outRate), range: start..<outFrames)
+        let fit = out.withUnsafeBufferPointer { ToneFit($0, basis: basis) }
         if f < edge { gain.append((f, 20 * log10(fit.amplitude / Self.amplitude))) }
       }
       let x = inRate < outRate ? Double(inRate) - f : f
