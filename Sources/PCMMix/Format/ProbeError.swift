@@ -67,7 +67,7 @@ extension ProbeError: CustomStringConvertible {
     case .partialFrame(let count, let bpf):
       "buffer of \(count) bytes is not a whole number of \(bpf)-byte frames"
     case .planeCountMismatch(let n, let expected):
-      "\(n) planes given, expected \(expected) (one per channel for planar data, one for interleaved)"
+      "\(n) plane(s) given, expected \(expected) (one per channel for planar data, one for interleaved)"
     case .unequalPlanes(let index, let count, let expected):
       "plane \(index) holds \(count) bytes, plane 0 holds \(expected); planes must be the same size"
     case .partialPlane(let count, let bps):
