@@ -162,62 +162,47 @@ func withSeparatePlanes(
     MediaTime(value: Int64(source.rate + first), timescale: Int32(source.rate))
   }
 
-  /// Checks that every shape gave the same output, and that it is not silence.
-  static func expectSameOutput(_ run: (PlanarAudio.Shape) throws -> [Int16]) throws {
+  /// Checks that every shape gave the same output, that it is not silence, and that it is what
+  /// `reference` gives for each shape, if given.
+  static func expectSameOutput(
+    _ run: (PlanarAudio.Shape) throws -> [Int16],
+    as reference: ((PlanarAudio.Shape) throws -> [Int16])? = nil
+  ) throws {
     let outputs = try PlanarAudio.Shape.allCases.map(run)
     #expect(outputs[0].count > 40_000)
     #expect(outputs[0].filter { $0 != 0 }.count > outputs[0].count / 2)
     #expect(outputs[2] == outputs[1], "separate planes against the planes back to back")
     #expect(outputs[2] == outputs[0], "separate planes against interleaved frames")
+    if let reference {
+      #expect(try outputs == PlanarAudio.Shape.allCases.map(reference))
+    }
+  }
+
+  /// Feeds `target` the whole scene in `shape` (stamping the fifth app buffer `early` frames
+  /// before its place, so that it overlaps and is trimmed) and returns everything it put out.
+  static func run<Target: PlanarInputTarget>(
+    _ target: inout Target, _ shape: PlanarAudio.Shape, refusing: Bool = false, early: Int = 0
+  ) throws -> [Int16] {
+    var out: [Int16] = []
+    var block = [Int16](repeating: 0, count: 2 * 512)
+    try feed(shape, refusing: refusing) { side, input, first in
+      let shift = side == .app && first == 2_499 ? early : 0
+      try target.append(side, input, time: time(side == .app ? app : mic, first - shift))
+    } pull: {
+      let n = block.withUnsafeMutableBufferPointer { target.output(into: $0) }
+      out += block[..<(n * 2)]
+    }
+    return out
   }
 
   static func capture(_ shape: PlanarAudio.Shape, refusing: Bool = false) throws -> [Int16] {
     var pipeline = CapturePipeline()
-    var out: [Int16] = []
-    var block = [Int16](repeating: 0, count: 2 * 512)
-    try feed(shape, refusing: refusing) { side, input, _ in
-      switch (input, side) {
-      case (.bytes(let b, let d), .app): try pipeline.appendApp(b, description: d)
-      case (.bytes(let b, let d), .mic): try pipeline.appendMic(b, description: d)
-      case (.planes(let p, let d), .app): try pipeline.appendApp(planes: p, description: d)
-      case (.planes(let p, let d), .mic): try pipeline.appendMic(planes: p, description: d)
-      }
-    } pull: {
-      let n = block.withUnsafeMutableBufferPointer { pipeline.mix(into: $0) }
-      out += block[..<(n * 2)]
-    }
-    return out
-  }
-
-  @Test func capturePipelineGivesTheSameBitsForEveryShape() throws {
-    try Self.expectSameOutput { try Self.capture($0) }
+    return try run(&pipeline, shape, refusing: refusing)
   }
 
   static func shared(_ shape: PlanarAudio.Shape, refusing: Bool = false) throws -> [Int16] {
-    let pipeline = SharedCapturePipeline()
-    var out: [Int16] = []
-    var block = [Int16](repeating: 0, count: 2 * 512)
-    try feed(shape, refusing: refusing) { side, input, _ in
-      switch (input, side) {
-      case (.bytes(let b, let d), .app): try pipeline.appendApp(b, description: d)
-      case (.bytes(let b, let d), .mic): try pipeline.appendMic(b, description: d)
-      case (.planes(let p, let d), .app): try pipeline.appendApp(planes: p, description: d)
-      case (.planes(let p, let d), .mic): try pipeline.appendMic(planes: p, description: d)
-      }
-    } pull: {
-      let n = block.withUnsafeMutableBufferPointer { pipeline.mix(into: $0) }
-      out += block[..<(n * 2)]
-    }
-    return out
-  }
-
-  @Test func sharedCapturePipelineGivesTheSameBitsForEveryShape() throws {
-    try Self.expectSameOutput { shape in
-      let out = try Self.shared(shape)
-      // The same bits as the single-threaded pipeline too.
-      #expect(try out == Self.capture(shape))
-      return out
-    }
+    var pipeline = SharedCapturePipeline()
+    return try run(&pipeline, shape, refusing: refusing)
   }
 
   static func clocked(
@@ -225,57 +210,38 @@ func withSeparatePlanes(
   ) throws -> [Int16] {
     var pipeline = try ClockedCapturePipeline(
       app: app.description(planar: true), mic: mic.description(planar: true))
-    var out: [Int16] = []
-    var block = [Int16](repeating: 0, count: 2 * 480)
-    try feed(shape, refusing: refusing) { side, input, first in
-      // The fifth app buffer stamped `early` frames before its place: it overlaps, is trimmed.
-      let shift = side == .app && first == 2_499 ? early : 0
-      let time = Self.time(side == .app ? app : mic, first - shift)
-      switch input {
-      case .bytes(let b, let d): try pipeline.append(side, b, description: d, time: time)
-      case .planes(let p, let d): try pipeline.append(side, planes: p, description: d, time: time)
-      }
-    } pull: {
-      _ = block.withUnsafeMutableBufferPointer { pipeline.pull(into: $0) }
-      out += block
-    }
-    #expect(pipeline.statistics(.app).inputFramesTrimmed == (early > 0 ? early : 0))
+    let out = try run(&pipeline, shape, refusing: refusing, early: early)
+    #expect(pipeline.statistics(.app).inputFramesTrimmed == early)
     return out
+  }
+
+  static func realtime(
+    _ shape: PlanarAudio.Shape, refusing: Bool = false, handoffBytes: Int? = nil
+  ) throws -> [Int16] {
+    var pipeline = try RealtimeCapturePipeline(
+      app: app.description(planar: true), mic: mic.description(planar: true),
+      handoffBytes: handoffBytes)
+    let out = try run(&pipeline, shape, refusing: refusing)
+    #expect(pipeline.statistics.appHandoffDrops == 0)
+    return out
+  }
+
+  @Test func capturePipelineGivesTheSameBitsForEveryShape() throws {
+    try Self.expectSameOutput { try Self.capture($0) }
+  }
+
+  @Test func sharedCapturePipelineGivesTheSameBitsForEveryShape() throws {
+    // The same bits as the single-threaded pipeline too.
+    try Self.expectSameOutput({ try Self.shared($0) }, as: { try Self.capture($0) })
   }
 
   @Test func clockedCapturePipelineGivesTheSameBitsForEveryShape() throws {
     try Self.expectSameOutput { try Self.clocked($0) }
   }
 
-  static func realtime(
-    _ shape: PlanarAudio.Shape, refusing: Bool = false, handoffBytes: Int? = nil
-  ) throws -> [Int16] {
-    let pipeline = try RealtimeCapturePipeline(
-      app: app.description(planar: true), mic: mic.description(planar: true),
-      handoffBytes: handoffBytes)
-    var out: [Int16] = []
-    var block = [Int16](repeating: 0, count: 2 * 480)
-    try feed(shape, refusing: refusing) { side, input, first in
-      let time = Self.time(side == .app ? app : mic, first)
-      switch input {
-      case .bytes(let b, let d): try pipeline.append(side, b, description: d, time: time)
-      case .planes(let p, let d): try pipeline.append(side, planes: p, description: d, time: time)
-      }
-    } pull: {
-      _ = block.withUnsafeMutableBufferPointer { pipeline.pull(into: $0) }
-      out += block
-    }
-    #expect(pipeline.statistics.appHandoffDrops == 0)
-    return out
-  }
-
   @Test func realtimeCapturePipelineGivesTheSameBitsForEveryShape() throws {
-    try Self.expectSameOutput { shape in
-      let out = try Self.realtime(shape)
-      // Planes copied into the hand-off back to back decode as the clocked pipeline's input.
-      #expect(try out == Self.clocked(shape))
-      return out
-    }
+    // Planes copied into the hand-off back to back decode as the clocked pipeline's input.
+    try Self.expectSameOutput({ try Self.realtime($0) }, as: { try Self.clocked($0) })
   }
 
   @Test func aTrimmedOverlapDropsTheSameFramesOfEveryPlane() throws {
@@ -307,5 +273,73 @@ func withSeparatePlanes(
     #expect(
       ProbeError.partialPlane(byteCount: 201, bytesPerSample: 2).description
         == "plane of 201 bytes is not a whole number of 2-byte samples")
+  }
+}
+
+/// A pipeline the scene is fed to: each buffer through the entry point for its shape.
+protocol PlanarInputTarget {
+  mutating func append(
+    _ side: DualBufferMixer.Side, _ input: PlanarAudio.Input, time: MediaTime) throws
+  /// Writes what is ready (stereo int16) into `block`; returns the frames written.
+  mutating func output(into block: UnsafeMutableBufferPointer<Int16>) -> Int
+}
+
+extension CapturePipeline: PlanarInputTarget {
+  mutating func append(
+    _ side: DualBufferMixer.Side, _ input: PlanarAudio.Input, time: MediaTime
+  ) throws {
+    switch (input, side) {
+    case (.bytes(let b, let d), .app): try appendApp(b, description: d)
+    case (.bytes(let b, let d), .mic): try appendMic(b, description: d)
+    case (.planes(let p, let d), .app): try appendApp(planes: p, description: d)
+    case (.planes(let p, let d), .mic): try appendMic(planes: p, description: d)
+    }
+  }
+
+  mutating func output(into block: UnsafeMutableBufferPointer<Int16>) -> Int { mix(into: block) }
+}
+
+extension SharedCapturePipeline: PlanarInputTarget {
+  func append(_ side: DualBufferMixer.Side, _ input: PlanarAudio.Input, time: MediaTime) throws {
+    let app = side == .app
+    switch input {
+    case .bytes(let b, let d):
+      try app ? appendApp(b, description: d) : appendMic(b, description: d)
+    case .planes(let p, let d):
+      try app ? appendApp(planes: p, description: d) : appendMic(planes: p, description: d)
+    }
+  }
+
+  func output(into block: UnsafeMutableBufferPointer<Int16>) -> Int { mix(into: block) }
+}
+
+extension ClockedCapturePipeline: PlanarInputTarget {
+  mutating func append(
+    _ side: DualBufferMixer.Side, _ input: PlanarAudio.Input, time: MediaTime
+  ) throws {
+    switch input {
+    case .bytes(let b, let d): try append(side, b, description: d, time: time)
+    case .planes(let p, let d): try append(side, planes: p, description: d, time: time)
+    }
+  }
+
+  mutating func output(into block: UnsafeMutableBufferPointer<Int16>) -> Int {
+    _ = pull(into: block)
+    return block.count / 2
+  }
+}
+
+extension RealtimeCapturePipeline: PlanarInputTarget {
+  func append(_ side: DualBufferMixer.Side, _ input: PlanarAudio.Input, time: MediaTime) throws {
+    if case .planes(let p, let d) = input {
+      try append(side, planes: p, description: d, time: time)
+    } else if case .bytes(let b, let d) = input {
+      try append(side, b, description: d, time: time)
+    }
+  }
+
+  func output(into block: UnsafeMutableBufferPointer<Int16>) -> Int {
+    _ = pull(into: block)  // always fills the block
+    return block.count / 2
   }
 }
