@@ -47,4 +47,34 @@ func makeAdopterPipeline(highQuality: Bool) throws -> CapturePipeline {
     chain.adjustRatio(by: 0)
     #expect(chain.outputRate == 48_000)
   }
+
+  @Test func anAdopterAppendsTwoSeparatePlanes() throws {
+    // Non-interleaved stereo as an AudioBufferList holds it: each channel in its own buffer.
+    let format = StreamDescription(
+      PCMFormat(sampleRate: 48_000, channelCount: 2, sampleType: .s16, isInterleaved: false))
+    let left = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 480)
+    let right = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 480)
+    defer { (left.deallocate(), right.deallocate()) }
+    left.initialize(repeating: 4_096)
+    right.initialize(repeating: 8_192)
+    var pipeline = CapturePipeline()
+    let planes = [UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right)]
+    try planes.withUnsafeBufferPointer { try pipeline.appendApp(planes: $0, description: format) }
+    let mic = StreamDescription(PCMFormat(sampleRate: 48_000, channelCount: 1, sampleType: .s16))
+    let silence = [Int16](repeating: 0, count: 480)
+    try silence.withUnsafeBytes { try pipeline.appendMic($0, description: mic) }
+    var out = [Int16](repeating: 0, count: 960)
+    #expect(out.withUnsafeMutableBufferPointer { pipeline.mix(into: $0) } == 480)
+    // Left from the first plane, right from the second, in every frame.
+    let lefts = stride(from: 0, to: 960, by: 2).map { out[$0] }
+    let rights = stride(from: 1, to: 960, by: 2).map { out[$0] }
+    #expect(lefts.allSatisfy { $0 > 0 && $0 == lefts[0] })
+    #expect(rights.allSatisfy { $0 == 2 * lefts[0] })
+    // One plane for two channels is refused, naming the counts.
+    #expect(throws: ProbeError.planeCountMismatch(1, expected: 2)) {
+      try planes.prefix(1).withUnsafeBufferPointer {
+        try pipeline.appendApp(planes: $0, description: format)
+      }
+    }
+  }
 }

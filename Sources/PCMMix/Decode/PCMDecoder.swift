@@ -21,27 +21,38 @@ public enum PCMDecoder {
     _ source: UnsafeRawBufferPointer, format: PCMFormat, totalFrames: Int, frames: Range<Int>,
     outputChannels: Int, into output: UnsafeMutableBufferPointer<Float>
   ) {
-    let bps = format.sampleType.bytesPerSample
     precondition(source.count >= totalFrames * format.bytesPerFrame)
     precondition(frames.lowerBound >= 0 && frames.upperBound <= totalFrames)
     precondition(outputChannels >= 1 && outputChannels <= format.channelCount)
     precondition(output.count >= frames.count * outputChannels)
-    guard !frames.isEmpty, let base = source.baseAddress, let out = output.baseAddress else {
-      return
-    }
-    let stride = format.isInterleaved ? format.bytesPerFrame : bps
+    guard !frames.isEmpty, let base = source.baseAddress else { return }
+    _decode(
+      PCMPlanes(contiguous: base, frames: totalFrames, format: format), format: format,
+      frames: frames, outputChannels: outputChannels, into: output)
+  }
+
+  /// ``decode(_:format:totalFrames:frames:outputChannels:into:)`` from `planes`, which hold
+  /// `frames` (and `outputChannels` channels) of `format`, back to back or apart.
+  @inlinable
+  internal static func _decode(
+    _ planes: PCMPlanes, format: PCMFormat, frames: Range<Int>, outputChannels: Int,
+    into output: UnsafeMutableBufferPointer<Float>
+  ) {
+    guard !frames.isEmpty, let out = output.baseAddress else { return }
+    let bps = format.sampleType.bytesPerSample
+    let stride = planes.frameStride
     let big = format.byteOrder == .big
     // Every channel of interleaved frames, or one plane: the samples wanted lie back to back.
     if format.isInterleaved ? outputChannels == format.channelCount : outputChannels == 1 {
       _decodeContiguous(
-        base + frames.lowerBound * stride, count: frames.count * outputChannels,
+        planes.base(0) + frames.lowerBound * stride, count: frames.count * outputChannels,
         type: format.sampleType, byteSwapped: big != _hostIsBigEndian, into: out)
       return
     }
     // Otherwise one channel at a time, strided (more than two channels, planar stereo).
     for c in 0..<outputChannels {
-      let plane = format.isInterleaved ? c * bps : c * totalFrames * bps
-      let first = base + plane + frames.lowerBound * stride
+      let plane = format.isInterleaved ? planes.base(0) + c * bps : planes.base(c)
+      let first = plane + frames.lowerBound * stride
       let dst = out + c
       let n = frames.count
       switch format.sampleType {

@@ -24,6 +24,14 @@ public enum ProbeError: Error, Hashable, Sendable {
   case unsupportedFixedPoint(fractionBits: UInt32, flags: UInt32)
   /// A buffer's byte count is not a whole number of frames.
   case partialFrame(byteCount: Int, bytesPerFrame: Int)
+  /// A buffer given as planes has the wrong number of them: a planar format takes one plane per
+  /// channel, an interleaved one (mono included) exactly one.
+  case planeCountMismatch(Int, expected: Int)
+  /// The plane at `index` holds `byteCount` bytes where the first plane holds `expected`: every
+  /// plane of one buffer must hold the same frames.
+  case unequalPlanes(index: Int, byteCount: Int, expected: Int)
+  /// A plane of planar data is not a whole number of samples (one sample per frame).
+  case partialPlane(byteCount: Int, bytesPerSample: Int)
 }
 
 extension ProbeError: CustomStringConvertible {
@@ -58,6 +66,12 @@ extension ProbeError: CustomStringConvertible {
         + " (flags 0x\(String(flags, radix: 16)))"
     case .partialFrame(let count, let bpf):
       "buffer of \(count) bytes is not a whole number of \(bpf)-byte frames"
+    case .planeCountMismatch(let n, let expected):
+      "\(n) plane(s) given, expected \(expected) (one per channel for planar data, one for interleaved)"
+    case .unequalPlanes(let index, let count, let expected):
+      "plane \(index) holds \(count) bytes, plane 0 holds \(expected); planes must be the same size"
+    case .partialPlane(let count, let bps):
+      "plane of \(count) bytes is not a whole number of \(bps)-byte samples"
     }
   }
 }

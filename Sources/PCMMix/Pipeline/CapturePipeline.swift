@@ -100,16 +100,51 @@ public struct CapturePipeline {
   public mutating func appendApp(
     _ bytes: UnsafeRawBufferPointer, description: StreamDescription
   ) throws(ProbeError) {
-    try check(description)
-    try app.process(bytes, description: description, into: &mixer.app)
+    try append(.app, .bytes(bytes), description: description)
   }
 
   /// Takes one mic audio buffer. See ``appendApp(_:description:)``.
   public mutating func appendMic(
     _ bytes: UnsafeRawBufferPointer, description: StreamDescription
   ) throws(ProbeError) {
+    try append(.mic, .bytes(bytes), description: description)
+  }
+
+  /// Takes one app audio buffer given as planes: one raw buffer per channel for a
+  /// non-interleaved description (as an `AudioBufferList` holds them, each anywhere in memory,
+  /// all the same size), exactly one for an interleaved description or mono. The planes are read
+  /// where they lie: nothing is gathered, copied or allocated.
+  ///
+  /// - Throws: ``ProbeError`` as ``appendApp(_:description:)`` does, and
+  ///   ``ProbeError/planeCountMismatch(_:expected:)``,
+  ///   ``ProbeError/unequalPlanes(index:byteCount:expected:)`` or
+  ///   ``ProbeError/partialPlane(byteCount:bytesPerSample:)`` when the planes are not one per
+  ///   channel, not the same size, or not whole samples; the buffer is then not used and the
+  ///   stream continues.
+  /// - Complexity: O(frames in the buffer).
+  public mutating func appendApp(
+    planes: UnsafeBufferPointer<UnsafeRawBufferPointer>, description: StreamDescription
+  ) throws(ProbeError) {
+    try append(.app, .planes(planes), description: description)
+  }
+
+  /// Takes one mic audio buffer given as planes. See ``appendApp(planes:description:)``.
+  public mutating func appendMic(
+    planes: UnsafeBufferPointer<UnsafeRawBufferPointer>, description: StreamDescription
+  ) throws(ProbeError) {
+    try append(.mic, .planes(planes), description: description)
+  }
+
+  /// Takes one buffer of either shape for `side`.
+  mutating func append(
+    _ side: DualBufferMixer.Side, _ input: PCMInput, description: StreamDescription
+  ) throws(ProbeError) {
     try check(description)
-    try mic.process(bytes, description: description, into: &mixer.mic)
+    if side == .app {
+      try app.process(input, description: description, into: &mixer.app)
+    } else {
+      try mic.process(input, description: description, into: &mixer.mic)
+    }
   }
 
   /// Mixes what is ready into `output` (interleaved stereo int16), returning the frames written.

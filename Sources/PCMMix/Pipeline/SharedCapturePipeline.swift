@@ -33,10 +33,7 @@ public final class SharedCapturePipeline: Sendable {
   public func appendApp(
     _ bytes: UnsafeRawBufferPointer, description: StreamDescription
   ) throws(ProbeError) {
-    let bytes = _Borrowed(bytes)
-    try locked { (p) throws(ProbeError) in
-      try p.appendApp(bytes.value, description: description)
-    }
+    try append(.app, .bytes(bytes), description: description)
   }
 
   /// Takes one mic audio buffer. See ``CapturePipeline/appendMic(_:description:)``.
@@ -46,10 +43,31 @@ public final class SharedCapturePipeline: Sendable {
   public func appendMic(
     _ bytes: UnsafeRawBufferPointer, description: StreamDescription
   ) throws(ProbeError) {
-    let bytes = _Borrowed(bytes)
-    try locked { (p) throws(ProbeError) in
-      try p.appendMic(bytes.value, description: description)
-    }
+    try append(.mic, .bytes(bytes), description: description)
+  }
+
+  /// Takes one app audio buffer given as planes (one per channel for a non-interleaved
+  /// description, one for interleaved or mono), read where they lie. See
+  /// ``CapturePipeline/appendApp(planes:description:)``.
+  ///
+  /// - Throws: ``ProbeError`` when the buffer is not readable PCM or the planes do not match the
+  ///   description; it is then skipped.
+  /// - Complexity: O(frames in the buffer), under the lock.
+  public func appendApp(
+    planes: UnsafeBufferPointer<UnsafeRawBufferPointer>, description: StreamDescription
+  ) throws(ProbeError) {
+    try append(.app, .planes(planes), description: description)
+  }
+
+  /// Takes one mic audio buffer given as planes. See ``appendApp(planes:description:)``.
+  ///
+  /// - Throws: ``ProbeError`` when the buffer is not readable PCM or the planes do not match the
+  ///   description; it is then skipped.
+  /// - Complexity: O(frames in the buffer), under the lock.
+  public func appendMic(
+    planes: UnsafeBufferPointer<UnsafeRawBufferPointer>, description: StreamDescription
+  ) throws(ProbeError) {
+    try append(.mic, .planes(planes), description: description)
   }
 
   /// Mixes what is ready into `output` (interleaved stereo int16), returning the frames written.
@@ -80,6 +98,16 @@ public final class SharedCapturePipeline: Sendable {
     _ body: (inout sending CapturePipeline) throws(E) -> sending Result
   ) throws(E) -> sending Result {
     try locked(body)
+  }
+
+  /// Takes one buffer of either shape for `side`, under the lock.
+  private func append(
+    _ side: DualBufferMixer.Side, _ input: PCMInput, description: StreamDescription
+  ) throws(ProbeError) {
+    let input = _Borrowed(input)
+    try locked { (p) throws(ProbeError) in
+      try p.append(side, input.value, description: description)
+    }
   }
 
   /// Runs `body` under the lock.

@@ -90,13 +90,20 @@ public struct SourceChain {
   public mutating func process<Sink: FrameSink>(
     _ bytes: UnsafeRawBufferPointer, description: StreamDescription, into sink: inout Sink
   ) throws(ProbeError) {
+    try process(.bytes(bytes), description: description, into: &sink)
+  }
+
+  /// Probes `description` (when it changed) and runs `input` through the chain.
+  mutating func process<Sink: FrameSink>(
+    _ input: PCMInput, description: StreamDescription, into sink: inout Sink
+  ) throws(ProbeError) {
     let format: PCMFormat
     if let known = self.format, description == lastDescription {
       format = known
     } else {
       format = try FormatProbe.probe(description)
     }
-    try process(bytes, format: format, into: &sink)
+    try process(input, format: format, into: &sink)
     lastDescription = description
   }
 
@@ -169,8 +176,20 @@ public struct SourceChain {
   public mutating func process<Sink: FrameSink>(
     _ bytes: UnsafeRawBufferPointer, format: PCMFormat, into sink: inout Sink
   ) throws(ProbeError) {
-    // A format given directly invalidates the probe cache of `process(_:description:into:)`.
+    try process(.bytes(bytes), format: format, into: &sink)
+  }
+
+  /// Checks `format`, then `input` against it, and runs it through the chain.
+  mutating func process<Sink: FrameSink>(
+    _ input: PCMInput, format: PCMFormat, into sink: inout Sink
+  ) throws(ProbeError) {
     lastDescription = nil
+    try accept(format)
+    try process(PCMPlanes(input, format: format), format: format, into: &sink)
+  }
+
+  /// Refuses a format outside what the library converts (checked when it differs from the last).
+  func accept(_ format: PCMFormat) throws(ProbeError) {
     if format != self.format {
       guard (1...PCMFormat.maxSampleRate).contains(format.sampleRate) else {
         throw .invalidSampleRate(Double(format.sampleRate))
@@ -180,12 +199,17 @@ public struct SourceChain {
         throw .tooManyChannels(format.channelCount)
       }
     }
-    let frameBytes = format.bytesPerFrame
-    guard bytes.count % frameBytes == 0 else {
-      throw .partialFrame(byteCount: bytes.count, bytesPerFrame: frameBytes)
-    }
+  }
+
+  /// Runs checked `planes` of `format` through the chain into `sink`.
+  mutating func process<Sink: FrameSink>(
+    _ planes: PCMPlanes, format: PCMFormat, into sink: inout Sink
+  ) throws(ProbeError) {
+    // A format given directly invalidates the probe cache of `process(_:description:into:)`.
+    lastDescription = nil
+    try accept(format)
     if format != self.format { reconfigure(format, into: &sink) }
-    let total = bytes.count / frameBytes
+    let total = planes.frames
     let decodedChannels = min(format.channelCount, 2)
     let channels = resampleChannels
     let outChannels = outputChannels
@@ -194,9 +218,9 @@ public struct SourceChain {
       var start = 0
       while start < total {
         let n = min(blockFrames, total - start)
-        PCMDecoder.decode(
-          bytes, format: format, totalFrames: total, frames: start..<(start + n),
-          outputChannels: decodedChannels, into: d)
+        PCMDecoder._decode(
+          planes, format: format, frames: start..<(start + n), outputChannels: decodedChannels,
+          into: d)
         if resampler == nil {
           // Equal rates: map straight to the output channels.
           ChannelMapper.map(

@@ -98,6 +98,33 @@ public struct ClockedCapturePipeline {
     _ side: Side, _ bytes: UnsafeRawBufferPointer, description: StreamDescription,
     time: MediaTime? = nil
   ) throws(ProbeError) {
+    try append(side, .bytes(bytes), description: description, time: time)
+  }
+
+  /// Takes one buffer of `side`'s audio given as planes: one raw buffer per channel for a
+  /// non-interleaved description (as an `AudioBufferList` holds them, each anywhere in memory,
+  /// all the same size), exactly one for an interleaved description or mono. The planes are read
+  /// where they lie: nothing is gathered, copied or allocated. Otherwise as
+  /// ``append(_:_:description:time:)``.
+  ///
+  /// - Throws: ``ProbeError`` as ``append(_:_:description:time:)`` does, and
+  ///   ``ProbeError/planeCountMismatch(_:expected:)``,
+  ///   ``ProbeError/unequalPlanes(index:byteCount:expected:)`` or
+  ///   ``ProbeError/partialPlane(byteCount:bytesPerSample:)`` when the planes are not one per
+  ///   channel, not the same size, or not whole samples; the buffer is then not used and the
+  ///   stream continues.
+  /// - Complexity: O(frames in the buffer).
+  public mutating func append(
+    _ side: Side, planes: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+    description: StreamDescription, time: MediaTime? = nil
+  ) throws(ProbeError) {
+    try append(side, .planes(planes), description: description, time: time)
+  }
+
+  /// Takes one buffer of either shape.
+  mutating func append(
+    _ side: Side, _ input: PCMInput, description: StreamDescription, time: MediaTime?
+  ) throws(ProbeError) {
     let rate = description.sampleRate
     let rates = configuration.inputRates
     guard rate >= Double(rates.lowerBound), rate <= Double(rates.upperBound) else {
@@ -110,7 +137,7 @@ public struct ClockedCapturePipeline {
     let runDry = clock.isRunning ? state(side).nextPosition <= clock.position : false
     try withSource(side) { (s) throws(ProbeError) in
       try s.take(
-        bytes, description: description, stamp: stamp, position: position, arrival: arrival,
+        input, description: description, stamp: stamp, position: position, arrival: arrival,
         runDry: runDry)
     }
   }

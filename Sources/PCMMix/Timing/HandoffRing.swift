@@ -61,15 +61,19 @@ final class HandoffRing: @unchecked Sendable {
     pcmmix_load_acquire(indices) - pcmmix_load_acquire(indices + 8)
   }
 
-  /// Producer: queues `header` and `bytes`; `false` when there is no room.
-  func push(_ header: Header, _ bytes: UnsafeRawBufferPointer) -> Bool {
-    let total = Self.headerBytes + (bytes.count + 7) / 8 * 8
+  /// Producer: queues `header` and the bytes of `planes`, back to back in one payload (a planar
+  /// buffer given as separate planes arrives as its planes one after another); `false` when
+  /// there is no room. Allocates nothing.
+  func push(_ header: Header, _ planes: PCMPlanes) -> Bool {
+    let total = Self.headerBytes + (planes.byteCount + 7) / 8 * 8
     let write = pcmmix_load_relaxed(indices)
     let read = pcmmix_load_acquire(indices + 8)
     guard total <= capacity - (write - read) else { return false }
     var h = header
     withUnsafeBytes(of: &h) { copyIn($0, at: write) }
-    copyIn(bytes, at: write + Self.headerBytes)
+    for p in 0..<planes.count {
+      copyIn(planes.segment(p), at: write + Self.headerBytes + p * planes.planeBytes)
+    }
     pcmmix_store_release(indices, write + total)
     return true
   }

@@ -144,6 +144,34 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     _ side: Side, _ bytes: UnsafeRawBufferPointer, description: StreamDescription,
     time: MediaTime? = nil
   ) throws(CaptureError) {
+    try handOver(.bytes(bytes), of: side, description, time)
+  }
+
+  /// Takes one buffer of `side`'s audio given as planes (from that source's capture thread): one
+  /// raw buffer per channel for a non-interleaved description (as an `AudioBufferList` holds
+  /// them, each anywhere in memory, all the same size), exactly one for an interleaved
+  /// description or mono. The planes are copied into the hand-off ring one after another, as one
+  /// buffer; nothing is allocated. Otherwise as ``append(_:_:description:time:)`` (a buffer
+  /// longer than the ring keeps the newest frames of every plane).
+  ///
+  /// - Throws: ``CaptureError/format(_:)`` as ``append(_:_:description:time:)`` does, and with
+  ///   ``ProbeError/planeCountMismatch(_:expected:)``,
+  ///   ``ProbeError/unequalPlanes(index:byteCount:expected:)`` or
+  ///   ``ProbeError/partialPlane(byteCount:bytesPerSample:)`` when the planes are not one per
+  ///   channel, not the same size, or not whole samples; ``CaptureError/concurrentCall`` when
+  ///   another thread is appending to the same source.
+  /// - Complexity: O(bytes): one copy.
+  public func append(
+    _ side: Side, planes: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+    description: StreamDescription, time: MediaTime? = nil
+  ) throws(CaptureError) {
+    try handOver(.planes(planes), of: side, description, time)
+  }
+
+  /// Checks a buffer of either shape and hands it over.
+  private func handOver(
+    _ input: PCMInput, of side: Side, _ description: StreamDescription, _ time: MediaTime?
+  ) throws(CaptureError) {
     let busy = word(side == .app ? .appBusy : .micBusy)
     guard pcmmix_exchange(busy, 1) == 0 else {
       _ = pcmmix_fetch_add_relaxed(word(.concurrent), 1)
@@ -151,22 +179,20 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     }
     defer { pcmmix_store_release(busy, 0) }
     let format: PCMFormat
+    let planes: PCMPlanes
     do {
       format =
         side == .app
         ? try appCheck.check(description, rates: inputRates)
         : try micCheck.check(description, rates: inputRates)
+      planes = try PCMPlanes(input, format: format)
     } catch {
       throw .format(error)
     }
-    let bytesPerFrame = format.bytesPerFrame
-    guard bytes.count % bytesPerFrame == 0 else {
-      throw .format(.partialFrame(byteCount: bytes.count, bytesPerFrame: bytesPerFrame))
-    }
     let ring = side == .app ? rings.app : rings.mic
     // Longer than the ring: the newest frames that fit, their stamp moved on to match.
-    let keep = min(bytes.count, ring.largestPayload / bytesPerFrame * bytesPerFrame)
-    let skipped = (bytes.count - keep) / bytesPerFrame
+    let skipped = max(0, planes.frames - ring.largestPayload / format.bytesPerFrame)
+    let kept = planes.droppingFrames(skipped)
     var stamp = time.flatMap { $0.isValid ? $0 : nil }
     if skipped > 0, let t = stamp {
       let ticks = Double(skipped) * Double(t.timescale) / Double(format.sampleRate)
@@ -174,8 +200,9 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     }
     let header = HandoffRing.Header(
       description: description, timeValue: stamp?.value ?? 0, timescale: stamp?.timescale ?? 0,
-      kind: (stamp == nil ? HandoffRing.Kind.buffer : .stampedBuffer).rawValue, byteCount: keep)
-    if !ring.push(header, UnsafeRawBufferPointer(rebasing: bytes[(bytes.count - keep)...])) {
+      kind: (stamp == nil ? HandoffRing.Kind.buffer : .stampedBuffer).rawValue,
+      byteCount: kept.byteCount)
+    if !ring.push(header, kept) {
       _ = pcmmix_fetch_add_relaxed(word(side == .app ? .appDrops : .micDrops), 1)
     }
   }
@@ -193,9 +220,7 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
         sampleRate: 0, formatID: 0, formatFlags: 0, bytesPerPacket: 0, framesPerPacket: 0,
         bytesPerFrame: 0, channelsPerFrame: 0, bitsPerChannel: 0),
       timeValue: 0, timescale: 0, kind: HandoffRing.Kind.finish.rawValue, byteCount: 0)
-    if !(side == .app ? rings.app : rings.mic).push(
-      header, UnsafeRawBufferPointer(start: nil, count: 0))
-    {
+    if !(side == .app ? rings.app : rings.mic).push(header, .empty) {
       _ = pcmmix_fetch_add_relaxed(word(side == .app ? .appDrops : .micDrops), 1)
     }
   }

@@ -218,20 +218,22 @@ struct Fingerprint: Equatable {
   /// Words hashed at most.
   static let words = 128
 
-  init(_ bytes: UnsafeRawBufferPointer) {
-    count = bytes.count
+  /// The fingerprint of the planes in view taken back to back: the same as that of one run of
+  /// bytes holding them so.
+  init(_ bytes: PCMPlanes) {
+    count = bytes.byteCount
     @inline(__always) func mix(_ h: UInt64, _ word: UInt64) -> UInt64 {
       let m = (h ^ word) &* 0x100_0000_01b3
       return m ^ (m >> 29)
     }
-    func word(_ i: Int) -> UInt64 { bytes.loadUnaligned(fromByteOffset: i * 8, as: UInt64.self) }
+    func word(_ i: Int) -> UInt64 { bytes.loadWord(at: i * 8) }
     // Four lanes take every fourth sampled word, so that four multiply chains run side by side
     // (one chain waits on each multiply: most of a 10 ms append's time, before).
     var h = (
       UInt64(0x9E37_79B9_7F4A_7C15), UInt64(0xC2B2_AE3D_27D4_EB4F), UInt64(0x1656_67B1_9E37_79F9),
       UInt64(0x27D4_EB2F_1656_67C5)
     )
-    let total = bytes.count / 8
+    let total = count / 8
     let step = max(1, total / Self.words)
     var i = 0
     while i + 3 * step < total {
@@ -246,10 +248,10 @@ struct Fingerprint: Equatable {
       i += step
     }
     var all = mix(mix(mix(h.0, h.1), h.2), h.3)
-    if bytes.count >= 8 {
-      all ^= bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self) &* 0x9E37_79B1
+    if count >= 8 {
+      all ^= bytes.loadWord(at: count - 8) &* 0x9E37_79B1
     }
-    for j in (total * 8)..<bytes.count { all = (all ^ UInt64(bytes[j])) &* 0x100_0000_01b3 }
+    for j in (total * 8)..<count { all = (all ^ UInt64(bytes.byte(at: j))) &* 0x100_0000_01b3 }
     hash = all
   }
 }

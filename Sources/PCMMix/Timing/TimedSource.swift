@@ -77,7 +77,7 @@ struct TimedSource {
   /// Places and processes one buffer (see ``ClockedCapturePipeline/append``): `position` is its
   /// stamp on the timeline, `arrival` where the pipeline estimates "now" to be.
   mutating func take(
-    _ bytes: UnsafeRawBufferPointer, description: StreamDescription, stamp: MediaTime?,
+    _ input: PCMInput, description: StreamDescription, stamp: MediaTime?,
     position: Double?, arrival: Double, runDry: Bool
   ) throws(ProbeError) {
     let format: PCMFormat
@@ -87,11 +87,8 @@ struct TimedSource {
       format = try FormatProbe.probe(description)
       (lastDescription, lastFormat) = (description, format)
     }
-    let bytesPerFrame = format.bytesPerFrame
-    guard bytes.count % bytesPerFrame == 0 else {
-      throw .partialFrame(byteCount: bytes.count, bytesPerFrame: bytesPerFrame)
-    }
-    let frames = bytes.count / bytesPerFrame
+    let planes = try PCMPlanes(input, format: format)
+    let frames = planes.frames
     guard frames > 0 else { return }
     let rate = format.sampleRate
     if fade.frames > 0, let before = chain.format, before.sampleRate != rate {
@@ -106,7 +103,7 @@ struct TimedSource {
     if let stamp, let position {
       placement = clock.place(
         stamp: stamp, position: position, frames: frames, rate: rate,
-        fingerprint: Fingerprint(bytes))
+        fingerprint: Fingerprint(planes))
     } else {
       placement = clock.placeByArrival(frames: frames, arrival: arrival - span, runDry: runDry)
     }
@@ -121,8 +118,7 @@ struct TimedSource {
     case .drop: return
     }
     chain.adjustRatio(by: clock.adjustment)
-    let rest = UnsafeRawBufferPointer(rebasing: bytes[(skip * bytesPerFrame)...])
-    try chain.process(rest, format: format, into: &fifo)
+    try chain.process(planes.droppingFrames(skip), format: format, into: &fifo)
     clock.advance(frames: frames - skip, rate: rate)
     hasTail = chain.format.map { chain.resamples($0.sampleRate) } ?? false
   }
