@@ -222,11 +222,28 @@ struct Fingerprint: Equatable {
   /// bytes holding them so.
   init(_ bytes: PCMPlanes) {
     count = bytes.byteCount
+    if bytes.isOneRun && count > 0 {
+      // The usual case, read in place with plain loads.
+      let base = bytes.base(0)
+      hash = Self.hash(count) {
+        base.loadUnaligned(fromByteOffset: $0, as: UInt64.self)
+      } byte: {
+        base.load(fromByteOffset: $0, as: UInt8.self)
+      }
+    } else {
+      hash = Self.hash(count, word: bytes.loadWord(at:), byte: bytes.byte(at:))
+    }
+  }
+
+  /// The hash of `count` bytes, read through `word` (8 bytes at a byte offset) and `byte`.
+  @inline(__always)
+  static func hash(
+    _ count: Int, word: (Int) -> UInt64, byte: (Int) -> UInt8
+  ) -> UInt64 {
     @inline(__always) func mix(_ h: UInt64, _ word: UInt64) -> UInt64 {
       let m = (h ^ word) &* 0x100_0000_01b3
       return m ^ (m >> 29)
     }
-    func word(_ i: Int) -> UInt64 { bytes.loadWord(at: i * 8) }
     // Four lanes take every fourth sampled word, so that four multiply chains run side by side
     // (one chain waits on each multiply: most of a 10 ms append's time, before).
     var h = (
@@ -238,20 +255,18 @@ struct Fingerprint: Equatable {
     var i = 0
     while i + 3 * step < total {
       h = (
-        mix(h.0, word(i)), mix(h.1, word(i + step)), mix(h.2, word(i + 2 * step)),
-        mix(h.3, word(i + 3 * step))
+        mix(h.0, word(8 * i)), mix(h.1, word(8 * (i + step))), mix(h.2, word(8 * (i + 2 * step))),
+        mix(h.3, word(8 * (i + 3 * step)))
       )
       i += 4 * step
     }
     while i < total {
-      h.0 = mix(h.0, word(i))
+      h.0 = mix(h.0, word(8 * i))
       i += step
     }
     var all = mix(mix(mix(h.0, h.1), h.2), h.3)
-    if count >= 8 {
-      all ^= bytes.loadWord(at: count - 8) &* 0x9E37_79B1
-    }
-    for j in (total * 8)..<count { all = (all ^ UInt64(bytes.byte(at: j))) &* 0x100_0000_01b3 }
-    hash = all
+    if count >= 8 { all ^= word(count - 8) &* 0x9E37_79B1 }
+    for j in (total * 8)..<count { all = (all ^ UInt64(byte(j))) &* 0x100_0000_01b3 }
+    return all
   }
 }
