@@ -19,7 +19,7 @@ enum TimingScenes {
     let rows = [
       "drift/steered", "drift/unsteered", "drift/stamped-once", "drift/today", "hour/default",
       "cost/today", "cost/clocked", "cost/clocked-avx2", "cost/realtime", "cost/realtime-limit",
-      "switch/prepared",
+      "cost/realtime-planar", "switch/prepared",
     ]
     guard report.wants(section: section, rows: rows) else { return }
     let minutes = 20 * options.scale
@@ -252,6 +252,7 @@ enum TimingScenes {
         + "10 ms pulls of 480 frames; statistics and allocations after the first second")
     for name in [
       "cost/today", "cost/clocked", "cost/clocked-avx2", "cost/realtime", "cost/realtime-limit",
+      "cost/realtime-planar",
     ] where report.wants(section: section, row: name) {
       _ = measure(name, events: Array(events.prefix(200)), app: app, mic: mic)  // warm-up
       let c = measure(name, events: events, app: app, mic: mic)
@@ -284,7 +285,9 @@ enum TimingScenes {
         + "ClockedCapturePipeline, stamps and drift correction, balanced, append = placement + "
         + "decode + resample, pull = mix; realtime: RealtimeCapturePipeline, average without "
         + "fades, append = a copy into the hand-off ring, pull = drain + decode + resample + mix; "
-        + "realtime-limit: the same with the limit policy and 10 ms fades)")
+        + "realtime-limit: the same with the limit policy and 10 ms fades; realtime-planar: "
+        + "realtime with the app's stereo handed over as two separate planes, as Core Audio "
+        + "delivers non-interleaved audio)")
   }
 
   /// Runs `events` through the pipeline `name` names, pulling 480 frames every 10 ms of their
@@ -293,7 +296,12 @@ enum TimingScenes {
     _ name: String, events: [CaptureEvent], app: SimulatedSource, mic: SimulatedSource
   ) -> Costs {
     var costs = Costs()
+    let planar = name == "cost/realtime-planar"
+    // The planar row: each app buffer split into one plane per channel beforehand, described
+    // as non-interleaved.
+    let appPlanes = planar ? events.map { Self.planes($0) } : []
     let af = app.streamDescription(rate: app.rate)
+    let afPlanar = Self.planarDescription(af)
     let mf = mic.streamDescription(rate: mic.rate)
     var out = [Int16](repeating: 0, count: 960)
     var today: CapturePipeline?
@@ -326,7 +334,7 @@ enum TimingScenes {
     var check = 0
     var a0: UInt64?
     AllocCounting.setEnabled(true)
-    for e in events {
+    for (i, e) in events.enumerated() {
       // Counted from the second second on (the first runs code for the first time).
       if a0 == nil && e.deliveryTime > 1 { a0 = AllocCounting.events }
       while e.deliveryTime > nextPull && today == nil {
@@ -340,6 +348,21 @@ enum TimingScenes {
       }
       let time = e.time.map {
         MediaTime(value: $0.value + 86_400 * Int64($0.timescale), timescale: $0.timescale)
+      }
+      if planar && e.side == .app {
+        let (l, r) = appPlanes[i]
+        let t0 = nowNS()
+        l.withUnsafeBytes { l in
+          r.withUnsafeBytes { r in
+            withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: 2) { p in
+              (p[0], p[1]) = (l, r)
+              try? realtime!.append(
+                .app, planes: UnsafeBufferPointer(p), description: afPlanar, time: time)
+            }
+          }
+        }
+        costs.appends.append(nowNS() - t0)
+        continue
       }
       e.bytes.withUnsafeBytes { bytes in
         let t0 = nowNS()
@@ -365,6 +388,29 @@ enum TimingScenes {
     costs.retained =
       today?.retainedBytes ?? clocked?.retainedBytes ?? realtime?.statistics.retainedBytes ?? 0
     return costs
+  }
+
+  /// An interleaved stereo event's bytes as two planes (left, right); empty for other events.
+  static func planes(_ e: CaptureEvent) -> ([UInt8], [UInt8]) {
+    guard e.side == .app, let f = try? FormatProbe.probe(e.description), f.channelCount == 2 else {
+      return ([], [])
+    }
+    let bps = f.sampleType.bytesPerSample
+    var (l, r) = ([UInt8](), [UInt8]())
+    for frame in stride(from: 0, to: e.bytes.count, by: 2 * bps) {
+      l += e.bytes[frame..<(frame + bps)]
+      r += e.bytes[(frame + bps)..<(frame + 2 * bps)]
+    }
+    return (l, r)
+  }
+
+  /// `d` with its channels non-interleaved.
+  static func planarDescription(_ d: StreamDescription) -> StreamDescription {
+    let f = try! FormatProbe.probe(d)
+    return StreamDescription(
+      PCMFormat(
+        sampleRate: f.sampleRate, channelCount: f.channelCount, sampleType: f.sampleType,
+        byteOrder: f.byteOrder, isInterleaved: false))
   }
 
   // MARK: - Rate switch
