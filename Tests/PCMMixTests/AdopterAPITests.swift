@@ -78,3 +78,60 @@ func makeAdopterPipeline(highQuality: Bool) throws -> CapturePipeline {
     }
   }
 }
+
+/// What a playback SDK hands a render callback: a raw pointer and a number of frames.
+typealias RenderCallback = (_ buffer: UnsafeMutableRawPointer, _ frames: Int) -> Void
+
+/// An adopter's render callback pulls the frames it is asked for, in frames, and delivers a
+/// full 10 ms; the same pull through a buffer pointer of `2 × frames` samples gives the same
+/// bits, and one built from the frame count by mistake delivers half.
+@Suite struct FrameCountedOutputTests {
+  static func pipelineWithAudio() throws -> ClockedCapturePipeline {
+    var c = ClockedCapturePipeline.Configuration()
+    c.latency = .fixed(seconds: 0.02)
+    let f = StreamDescription(PCMFormat(sampleRate: 48_000, channelCount: 2, sampleType: .s16))
+    var p = try ClockedCapturePipeline(c, app: f, mic: f)
+    // 200 ms of a ramp on both sides, stamped, so that pulls after the latency carry audio.
+    let samples = (0..<(9_600 * 2)).map { Int16(truncatingIfNeeded: $0 &* 7) }
+    for side in [DualBufferMixer.Side.app, .mic] {
+      try samples.withUnsafeBytes {
+        try p.append(side, $0, description: f, time: MediaTime(value: 0, timescale: 48_000))
+      }
+    }
+    return p
+  }
+
+  @Test func aRenderCallbackPullsTheFramesItIsAskedFor() throws {
+    var byFrames = try Self.pipelineWithAudio()
+    var bySamples = try Self.pipelineWithAudio()
+    var delivered: [Int16] = []
+    var positions: [Int] = []
+    let render: RenderCallback = { buffer, frames in
+      let status = byFrames.pull(frames: frames, into: buffer.assumingMemoryBound(to: Int16.self))
+      if let p = status.position { positions.append(p) }
+    }
+    var expected: [Int16] = []
+    for _ in 0..<10 {
+      var block = [Int16](repeating: 0, count: 960)
+      block.withUnsafeMutableBytes { render($0.baseAddress!, 480) }
+      delivered += block
+      var same = [Int16](repeating: 0, count: 960)
+      _ = same.withUnsafeMutableBufferPointer { bySamples.pull(into: $0) }
+      expected += same
+    }
+    #expect(delivered == expected)
+    #expect(delivered.contains { $0 != 0 })
+    // Each running callback moved the output on by the 480 frames it asked for.
+    #expect(positions.count >= 5)
+    #expect(zip(positions, positions.dropFirst()).allSatisfy { $1 - $0 == 480 })
+    var mixer = DualBufferMixer()
+    let frames = (0..<960).map { _ in Float(0.25) }
+    frames.withUnsafeBufferPointer {
+      mixer.append(.app, $0)
+      mixer.append(.mic, $0)
+    }
+    var out = [Float](repeating: 0, count: 960)
+    #expect(
+      out.withUnsafeMutableBufferPointer { mixer.mix(upTo: 480, into: $0.baseAddress!) } == 480)
+  }
+}
