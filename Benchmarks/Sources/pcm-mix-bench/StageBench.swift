@@ -18,7 +18,7 @@ enum StageBench {
       decodeRows.map { $0.row } + ["upmix"]
       + BuiltinPresets.all.map { "resample builtin-\($0.name)" } + [
         "encode", "mix", "encode avx2", "mix avx2", "mix limit avx2", "clocked mix avx2",
-        "clocked mix limit+fades avx2",
+        "clocked mix limit+fades avx2", "clocked pull limit+fades avx2",
       ]
     guard report.wants(section: section, rows: names) else { return }
     let batches = max(20, Int(2_000 * options.scale))
@@ -142,38 +142,76 @@ enum StageBench {
         let ns = timeMix(policy: .limit, amplitude: 0.4, rng: &rng, batches: batches)
         show("mix limit avx2", "mix 480 frames, limit (below the ceiling) avx2", frames: 480, ns)
       }
-      let rows: [(String, String, MixPolicy, Double)] = [
-        ("clocked mix avx2", "clocked: 2 appends + pull 480, average avx2", .average, 0),
+      let rows: [(String, String, MixPolicy, Double, Bool)] = [
+        ("clocked mix avx2", "clocked: 2 appends + pull 480, average avx2", .average, 0, false),
         (
           "clocked mix limit+fades avx2", "clocked: 2 appends + pull 480, limit+fades avx2", .limit,
-          0.01
+          0.01, false
+        ),
+        (
+          "clocked pull limit+fades avx2", "clocked: pull 480 alone, limit+fades avx2", .limit,
+          0.01,
+          true
         ),
       ]
-      for (row, label, policy, fade) in rows where report.wants(section: section, row: row) {
-        var c = ClockedCapturePipeline.Configuration()
-        (c.policy, c.fadeSeconds, c.driftCorrection) = (policy, fade, .off)
-        c.latency = .fixed(seconds: 0.05)
-        let f = StreamDescription(PCMFormat(sampleRate: 48_000, channelCount: 2, sampleType: .f32))
-        var pipeline = try! ClockedCapturePipeline(c, app: f, mic: f)
-        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 480 * 8, alignment: 16)
-        for i in 0..<960 {
-          bytes.storeBytes(of: Float(rng.nextSigned()) * 0.4, toByteOffset: 4 * i, as: Float.self)
-        }
-        let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
-        out.initialize(repeating: 0)
-        var k: Int64 = 0
-        let ns = timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
-          let time = MediaTime(value: k * 480, timescale: 48_000)
-          try! pipeline.append(.app, UnsafeRawBufferPointer(bytes), description: f, time: time)
-          try! pipeline.append(.mic, UnsafeRawBufferPointer(bytes), description: f, time: time)
-          blackHole(pipeline.pull(into: out))
-          k += 1
-        }
+      for (row, label, policy, fade, pullAlone) in rows
+      where report.wants(section: section, row: row) {
+        let ns = timeClocked(
+          policy: policy, fade: fade, pullAlone: pullAlone, rng: &rng, batches: batches)
         show(row, label, frames: 480, ns)
-        bytes.deallocate()
-        out.deallocate()
       }
     }
+  }
+
+  /// Per-block times of the clocked pipeline's mix step: two 10 ms appends of 48 kHz stereo
+  /// float noise, stamped, then a pull of 480 frames (`pullAlone`: the appends of a batch go in
+  /// untimed first, and only the pulls are timed: the mix stage itself, placing, fading,
+  /// gains, sum, limiter, meters, int16).
+  static func timeClocked(
+    policy: MixPolicy, fade: Double, pullAlone: Bool, rng: inout SplitMix64, batches: Int
+  ) -> [Double] {
+    var c = ClockedCapturePipeline.Configuration()
+    (c.policy, c.fadeSeconds, c.driftCorrection) = (policy, fade, .off)
+    c.latency = .fixed(seconds: 0.05)
+    let f = StreamDescription(PCMFormat(sampleRate: 48_000, channelCount: 2, sampleType: .f32))
+    var pipeline = try! ClockedCapturePipeline(c, app: f, mic: f)
+    let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: 480 * 8, alignment: 16)
+    defer { bytes.deallocate() }
+    for i in 0..<960 {
+      bytes.storeBytes(of: Float(rng.nextSigned()) * 0.4, toByteOffset: 4 * i, as: Float.self)
+    }
+    let out = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 960)
+    defer { out.deallocate() }
+    out.initialize(repeating: 0)
+    var k: Int64 = 0
+    func append() {
+      let time = MediaTime(value: k * 480, timescale: 48_000)
+      try! pipeline.append(.app, UnsafeRawBufferPointer(bytes), description: f, time: time)
+      try! pipeline.append(.mic, UnsafeRawBufferPointer(bytes), description: f, time: time)
+      k += 1
+    }
+    guard pullAlone else {
+      return timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
+        append()
+        blackHole(pipeline.pull(into: out))
+      }
+    }
+    // Four blocks (40 ms) appended ahead, within the 50 ms latency, then four pulls timed.
+    let ahead = 4
+    var perPull: [Double] = []
+    perPull.reserveCapacity(batches * batch / ahead)
+    for b in 0..<(1_000 / ahead + batches * batch / ahead) {
+      for _ in 0..<ahead { append() }
+      var full = true
+      let t0 = nowNS()
+      for _ in 0..<ahead { full = pipeline.pull(into: out).isFull && full }
+      let t1 = nowNS()
+      guard b >= 1_000 / ahead else { continue }
+      // Past the warm-up every pull mixes both sources (none is silence, start or hold).
+      precondition(full, "a timed pull was not a full mix")
+      perPull.append(Double(t1 - t0) / Double(ahead))
+    }
+    return perPull
   }
 
   /// Per-block times of two appends of 480 stereo frames of noise at `amplitude` and a mix to
