@@ -273,22 +273,8 @@ public struct DualBufferMixer {
       if stereo {
         // One pass, read straight from both FIFOs: both sources metered, mixed, the mix
         // measured; a run ends where either FIFO wraps.
-        let kernel = MixKernel.current
         var m = KernelMix()
-        app.fifo.storage.withUnsafeBufferPointer { sa in
-          mic.fifo.storage.withUnsafeBufferPointer { sb in
-            var done = 0
-            while done < n {
-              let (ia, ka) = app.fifo.run(from: done)
-              let (ib, kb) = mic.fifo.run(from: done)
-              let k = min(n - done, ka, kb)
-              m.mix(
-                kernel, into: pa + 2 * done, sa.baseAddress! + ia, sb.baseAddress! + ib,
-                count: 2 * k, ga, gb, half)
-              done += k
-            }
-          }
-        }
+        m.mix(MixKernel.current, into: pa, app.fifo, mic.fifo, frames: n, ga, gb, half)
         output.meterSources(frames: n, m) { side in
           // Rare: a source past full scale or not finite. `pb` is free for it.
           (side == .app ? app : mic).fifo.peek(n, into: pb)

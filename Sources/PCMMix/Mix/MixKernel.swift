@@ -108,6 +108,30 @@ struct KernelMix {
     return (square(magnitudeBits.0), square(magnitudeBits.1), square(magnitudeBits.2))
   }
 
+  /// Mixes the oldest `frames` frames of two stereo FIFOs into `out` through `kernel`, reading
+  /// them where they lie: a run ends where either ring wraps.
+  ///
+  /// - Precondition: both hold `frames` frames.
+  mutating func mix(
+    _ kernel: MixKernel.MixMeasure, into out: UnsafeMutablePointer<Float>, _ a: FrameFIFO,
+    _ b: FrameFIFO, frames: Int, _ ga: Float, _ gb: Float, _ scale: Float
+  ) {
+    a.storage.withUnsafeBufferPointer { sa in
+      b.storage.withUnsafeBufferPointer { sb in
+        var done = 0
+        while done < frames {
+          let (ia, ka) = a.run(from: done)
+          let (ib, kb) = b.run(from: done)
+          let k = min(frames - done, ka, kb)
+          mix(
+            kernel, into: out + 2 * done, sa.baseAddress! + ia, sb.baseAddress! + ib,
+            count: 2 * k, ga, gb, scale)
+          done += k
+        }
+      }
+    }
+  }
+
   /// Mixes `count` floats of `a` and `b` into `out` through `kernel`, adding to the measures.
   mutating func mix(
     _ kernel: MixKernel.MixMeasure, into out: UnsafeMutablePointer<Float>,

@@ -95,14 +95,26 @@ extension ClockedCapturePipeline {
     let both = app.isEnabled && app.fadeOutTo == nil && mic.isEnabled && mic.fadeOutTo == nil
     let scale: Float = configuration.policy == .average && both ? 0.5 : 1
     if scale != mixScale.to { mixScale.set(scale, app.fade) }
+    let gains = (app.gain.settled(app.fade), mic.gain.settled(mic.fade), mixScale.settled(app.fade))
+    if let ga = gains.0, let gb = gains.1, let s = gains.2, app.isPlain(k, n), mic.isPlain(k, n) {
+      // The usual case: both sources' frames read where they lie on their timelines.
+      var m = KernelMix()
+      m.mix(MixKernel.current, into: z, app.fifo.frames, mic.fifo.frames, frames: n, ga, gb, s)
+      output.meterSources(frames: n, m) { side in
+        // Rare: a source past full scale or not finite, copied out to be measured.
+        (side == .app ? app : mic).fifo.peek(n, into: side == .app ? x : y)
+        return UnsafePointer(side == .app ? x : y)
+      }
+      app.consumePlain(n)
+      mic.consumePlain(n)
+      return MixedBlock(block: z, measured: m, appSilent: 0, micSilent: 0, lateness: 0)
+    }
     let ra = app.extract(k, n, into: x)
     let rb = mic.extract(k, n, into: y)
     var r = MixedBlock(
       block: x, measured: nil, appSilent: ra.silent, micSilent: rb.silent,
       lateness: max(ra.lateness, rb.lateness))
-    if let ga = app.gain.settled(app.fade), let gb = mic.gain.settled(mic.fade),
-      let s = mixScale.settled(app.fade)
-    {
+    if let ga = gains.0, let gb = gains.1, let s = gains.2 {
       // The same products and sum as the passes below (a factor of 1 changes no bit).
       var m = KernelMix()
       m.mix(MixKernel.current, into: z, x, y, count: 2 * n, ga, gb, s)

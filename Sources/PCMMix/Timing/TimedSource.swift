@@ -212,6 +212,27 @@ struct TimedSource {
     return (n - taken, lateness)
   }
 
+  /// Whether timeline frames `k ..< k + n` all lie at the head of the oldest segment, no fade
+  /// touching them: then ``extract(_:_:into:)`` would copy them unchanged, and the mix can read
+  /// them where they lie (``fifo``) and ``consumePlain(_:)`` them instead.
+  func isPlain(_ k: Int, _ n: Int) -> Bool {
+    guard isEnabled, fadeOutTo == nil, let (h, run) = fifo.head, h == k, run >= n else {
+      return false
+    }
+    guard fade.frames > 0, let segment = fifo.headSegment else { return true }
+    // As `shape` decides which frames it touches.
+    let inStart = max(segment.start, fadeInFrom ?? .min)
+    let firstOut = segment.end.map { $0 - fade.frames } ?? .max
+    return k >= inStart + fade.frames && k + n <= firstOut
+  }
+
+  /// Takes `n` frames that ``isPlain(_:_:)`` said were plain, as ``extract(_:_:into:)`` takes
+  /// them.
+  mutating func consumePlain(_ n: Int) {
+    fifo.discard(n)
+    framesEmitted += n
+  }
+
   /// Applies the fades to `frames` frames at `at`, timeline frames `h ..< h + frames` of the
   /// oldest segment: in from its start (every segment starts after a silence, a gap or a
   /// splice), out before its end once that is known, in after an enable, out after a disable.
