@@ -9,19 +9,36 @@
 // The limiter's two inner loops: the fast path (the delay-line swap) and the per-frame path
 // (steps 1-4 of the type's comment).
 extension Limiter {
-  /// Swaps `n` frames at `p` with the delay line: the fast path's whole work.
+  /// Passes `n` frames at `p` through the delay line: the fast path's whole work. From a block
+  /// of at least W frames the line's W frames come out first, the block moves up by W, and its
+  /// last W frames become the line (through the spare W frames after it); a shorter block swaps
+  /// with the line's ring in place.
   @inline(__always)
   mutating func _delay(
     _ p: UnsafeMutablePointer<Float>, _ n: Int, _ line: UnsafeMutablePointer<Float>
   ) {
-    guard lookahead > 0 else { return }
+    let w = lookahead
+    guard w > 0 else { return }
+    let ch = channels
+    if n >= w {
+      let spare = line + w * ch
+      spare.update(from: p + (n - w) * ch, count: w * ch)
+      // Overlapping, moving up: `update` copies back to front then.
+      (p + w * ch).update(from: p, count: (n - w) * ch)
+      let first = w - delayPosition
+      p.update(from: line + delayPosition * ch, count: first * ch)
+      (p + first * ch).update(from: line, count: delayPosition * ch)
+      line.update(from: spare, count: w * ch)
+      delayPosition = 0
+      return
+    }
     var i = 0
     while i < n {
-      let k = min(n - i, lookahead - delayPosition)
-      _swap(p + i * channels, line + delayPosition * channels, k * channels)
+      let k = min(n - i, w - delayPosition)
+      _swap(p + i * ch, line + delayPosition * ch, k * ch)
       i += k
       delayPosition += k
-      if delayPosition == lookahead { delayPosition = 0 }
+      if delayPosition == w { delayPosition = 0 }
     }
   }
 

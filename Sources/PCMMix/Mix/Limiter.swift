@@ -54,7 +54,8 @@ public struct Limiter: Sendable {
   let releaseFactor: Double
   /// `ceiling`'s bit pattern: a magnitude's bits compare as integers in the same order.
   let ceilingBits: Int32
-  /// W frames of delay line, a ring starting at `delayPosition`.
+  /// W frames of delay line, a ring starting at `delayPosition`, then W spare frames that
+  /// ``_delay(_:_:_:)`` passes the line's next contents through.
   var delay: [Float]
   var delayPosition = 0
   /// The monotonic queue of (frame index, peak) over frames with a peak above the ceiling,
@@ -98,7 +99,7 @@ public struct Limiter: Sendable {
     let hold = Int((c.holdSeconds * c.sampleRate).rounded())
     window = lookahead + 1 + hold
     releaseFactor = exp(-1 / (c.releaseSeconds * c.sampleRate))
-    delay = [Float](repeating: 0, count: lookahead * channels)
+    delay = [Float](repeating: 0, count: 2 * lookahead * channels)
     queueIndex = [Int](repeating: 0, count: window)
     queuePeak = [Float](repeating: 0, count: window)
     box = [Int64](repeating: Int64(Self.unit), count: lookahead + 1)
@@ -191,6 +192,13 @@ public struct Limiter: Sendable {
     self.queueIndex = queueIndex
     self.queuePeak = queuePeak
     self.box = box
+  }
+
+  /// Runs `body` on the delay line's W frames, oldest first (as a block of W frames or more
+  /// leaves them: ``delayPosition`` 0).
+  func withLine<R>(_ body: (UnsafePointer<Float>) -> R) -> R {
+    precondition(delayPosition == 0)
+    return delay.withUnsafeBufferPointer { body($0.baseAddress!) }
   }
 
   /// Moves past `frames` frames at `samples` that the caller knows to be at or below the

@@ -71,9 +71,21 @@ struct MixOutput {
     guard quiet && (limiter == nil || limiter!.passQuiet(x, frames: frames)) else {
       return finish(x, frames: frames)
     }
-    if (limiter?.lookahead ?? 0) > 0 {
-      // Out of the delay line came earlier frames: those are the ones to meter.
-      outputMeter.measure(x, frames: frames, channels: 2)
+    if let w = limiter?.lookahead, w > 0 {
+      // Out came the line's W frames, then the block's first frames; its last W are the line
+      // now. Unless the block's peak lies in those (then the careful way), the output's
+      // measures are the block's with the line's swapped for them: two W-frame scans.
+      let count = 2 * min(w, frames)
+      let (linePeak, lineSum) = _peakSquareAndSquares(x, count)
+      let (tailPeak, tailSum) =
+        frames >= w ? limiter!.withLine { _peakSquareAndSquares($0, count) } : (.infinity, 0)
+      let blockPeak = m.peakSquares.2
+      guard tailPeak < blockPeak else {
+        return outputMeter.measure(x, frames: frames, channels: 2)
+      }
+      outputMeter.record(
+        peakSquare: max(blockPeak, linePeak), squares: lineSum + max(0, m.sums.2 - tailSum),
+        over: 0, count: frames * 2, frames: frames)
     } else {
       outputMeter.record(
         peakSquare: m.peakSquares.2, squares: m.sums.2, over: 0, count: frames * 2, frames: frames)
