@@ -122,6 +122,22 @@ func readAllFloat<S: ByteSource>(_ reader: inout AudioFileReader<S>, chunkFrames
   return out
 }
 
+/// Reads the rest through `readFloat` in 7-frame calls and checks it bit for bit against
+/// `expected`, then the frames, the truncation and the stray bytes the reader reports at the
+/// end. Returns the samples read.
+@discardableResult
+func expectReadsToTheEnd<S: ByteSource>(
+  _ reader: inout AudioFileReader<S>, _ expected: [Float], frames: Int, truncated: Bool,
+  strayBytes: Int
+) throws -> [Float] {
+  let samples = try readAllFloat(&reader, chunkFrames: 7)
+  #expect(bits(samples) == bits(expected))
+  #expect(reader.framesRead == frames)
+  #expect(reader.isTruncated == truncated)
+  #expect(reader.strayByteCount == strayBytes)
+  return samples
+}
+
 /// Every remaining raw audio byte through `read(into:)`, `chunkFrames` frames per call at most.
 func readAllRaw<S: ByteSource>(_ reader: inout AudioFileReader<S>, chunkFrames: Int) throws
   -> [UInt8]
@@ -168,11 +184,8 @@ struct WAVReaderTests {
     }
     if let claimed = v.claimedFrames { #expect(reader.claimedFrames == claimed) }
     #expect(reader.strayByteCount == v.strayBytes)
-    let samples = try readAllFloat(&reader, chunkFrames: 7)
-    #expect(bits(samples) == bits(expected))
-    #expect(reader.framesRead == v.frames)
-    #expect(reader.isTruncated == v.truncated)
-    #expect(reader.strayByteCount == v.strayBytes)
+    try expectReadsToTheEnd(
+      &reader, expected, frames: v.frames, truncated: v.truncated, strayBytes: v.strayBytes)
   }
 
   @Test("valid vector through a 1 … 7 byte trickle of unknown length", arguments: validVectors)

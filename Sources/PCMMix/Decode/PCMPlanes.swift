@@ -131,9 +131,9 @@ struct PCMPlanes {
   var isOneRun: Bool { count == 1 || (separate.isEmpty && firstFrame == 0) }
 
   /// The 8 bytes at `offset` of the planes in view taken back to back (as if copied into one
-  /// run), loaded unaligned; `offset + 8` ≤ ``byteCount``.
+  /// run), loaded unaligned; `offset + 8` ≤ ``byteCount``. (A reader of one run of bytes,
+  /// ``isOneRun``, loads from `base(0)` directly.)
   func loadWord(at offset: Int) -> UInt64 {
-    if isOneRun { return base(0).loadUnaligned(fromByteOffset: offset, as: UInt64.self) }
     let (p, within) = offset.quotientAndRemainder(dividingBy: planeBytes)
     if within + 8 <= planeBytes {
       return base(p).loadUnaligned(fromByteOffset: within, as: UInt64.self)
@@ -145,7 +145,6 @@ struct PCMPlanes {
 
   /// The byte at `offset` of the planes in view taken back to back.
   func byte(at offset: Int) -> UInt8 {
-    if isOneRun { return base(0).load(fromByteOffset: offset, as: UInt8.self) }
     let (p, within) = offset.quotientAndRemainder(dividingBy: planeBytes)
     return base(p).load(fromByteOffset: within, as: UInt8.self)
   }

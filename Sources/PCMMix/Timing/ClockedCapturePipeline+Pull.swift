@@ -96,39 +96,54 @@ extension ClockedCapturePipeline {
     let scale: Float = configuration.policy == .average && both ? 0.5 : 1
     if scale != mixScale.to { mixScale.set(scale, app.fade) }
     let gains = (app.gain.settled(app.fade), mic.gain.settled(mic.fade), mixScale.settled(app.fade))
-    if let ga = gains.0, let gb = gains.1, let s = gains.2, app.isPlain(k, n), mic.isPlain(k, n) {
-      // The usual case: both sources' frames read where they lie on their timelines.
-      var m = KernelMix()
-      m.mix(MixKernel.current, into: z, app.fifo.frames, mic.fifo.frames, frames: n, ga, gb, s)
-      output.meterSources(frames: n, m) { side in
-        // Rare: a source past full scale or not finite, copied out to be measured.
-        (side == .app ? app : mic).fifo.peek(n, into: side == .app ? x : y)
-        return UnsafePointer(side == .app ? x : y)
-      }
-      app.consumePlain(n)
-      mic.consumePlain(n)
-      return MixedBlock(block: z, measured: m, appSilent: 0, micSilent: 0, lateness: 0)
-    }
-    let ra = app.extract(k, n, into: x)
-    let rb = mic.extract(k, n, into: y)
-    var r = MixedBlock(
-      block: x, measured: nil, appSilent: ra.silent, micSilent: rb.silent,
-      lateness: max(ra.lateness, rb.lateness))
-    if let ga = gains.0, let gb = gains.1, let s = gains.2 {
-      // The same products and sum as the passes below (a factor of 1 changes no bit).
-      var m = KernelMix()
-      m.mix(MixKernel.current, into: z, x, y, count: 2 * n, ga, gb, s)
-      output.meterSources(frames: n, m) { $0 == .app ? UnsafePointer(x) : UnsafePointer(y) }
-      (r.block, r.measured) = (z, m)
+    guard let ga = gains.0, let gb = gains.1, let s = gains.2 else {
+      let r = extract(k, n, x, y)
+      output.appMeter.measure(x, frames: n, channels: 2)
+      output.micMeter.measure(y, frames: n, channels: 2)
+      app.gain.apply(x, frames: n, app.fade)
+      mic.gain.apply(y, frames: n, mic.fade)
+      for i in 0..<(n * 2) { x[i] += y[i] }
+      mixScale.apply(x, frames: n, app.fade)
       return r
     }
-    output.appMeter.measure(x, frames: n, channels: 2)
-    output.micMeter.measure(y, frames: n, channels: 2)
-    app.gain.apply(x, frames: n, app.fade)
-    mic.gain.apply(y, frames: n, mic.fade)
-    for i in 0..<(n * 2) { x[i] += y[i] }
-    mixScale.apply(x, frames: n, app.fade)
+    // No gain ramps: one kernel pass meters both sources and mixes into `z` (the same products
+    // and sum as the passes above; a factor of 1 changes no bit). Usually both sources' frames
+    // are read where they lie on their timelines; otherwise they are extracted first.
+    let plain = app.isPlain(k, n) && mic.isPlain(k, n)
+    var r = MixedBlock(block: z, measured: nil, appSilent: 0, micSilent: 0, lateness: 0)
+    var m = KernelMix()
+    if plain {
+      m.mix(MixKernel.current, into: z, app.fifo.frames, mic.fifo.frames, frames: n, ga, gb, s)
+    } else {
+      r = extract(k, n, x, y)
+      r.block = z
+      m.mix(MixKernel.current, into: z, x, y, count: 2 * n, ga, gb, s)
+    }
+    output.meterSources(frames: n, m) { side in
+      // Rare: a source past full scale or not finite, measured from its own samples (copied
+      // out first when they were read in place).
+      let at = side == .app ? x : y
+      if plain { (side == .app ? app : mic).fifo.peek(n, into: at) }
+      return UnsafePointer(at)
+    }
+    if plain {
+      app.consumePlain(n)
+      mic.consumePlain(n)
+    }
+    r.measured = m
     return r
+  }
+
+  /// Both sources' frames `k ..< k + n`, faded, into `x` and `y` (silence where there are
+  /// none), as a block at `x` with nothing measured yet.
+  mutating func extract(
+    _ k: Int, _ n: Int, _ x: UnsafeMutablePointer<Float>, _ y: UnsafeMutablePointer<Float>
+  ) -> MixedBlock {
+    let ra = app.extract(k, n, into: x)
+    let rb = mic.extract(k, n, into: y)
+    return MixedBlock(
+      block: x, measured: nil, appSilent: ra.silent, micSilent: rb.silent,
+      lateness: max(ra.lateness, rb.lateness))
   }
 
   /// Fills the limiter's look-ahead with the timeline's first frames (its output, the delay
