@@ -58,7 +58,10 @@ final class GroupTables: @unchecked Sendable {
     guard starts.count * width * g <= Self.limit else { return nil }
     count = starts.count
     cycleAdvance = count * g * m / l
-    tables = .allocate(capacity: count * width * g)
+    // Cache-line aligned: a row is 64 bytes, so no coefficient load straddles two lines.
+    tables = UnsafeMutableRawPointer.allocate(
+      byteCount: count * width * g * MemoryLayout<Float>.stride, alignment: 64
+    ).bindMemory(to: Float.self, capacity: count * width * g)
     tables.initialize(repeating: 0, count: count * width * g)
     offsets = .allocate(capacity: count * (g + 1))
     next = .allocate(capacity: count)

@@ -87,8 +87,9 @@ extension PolyphaseResampler._Shape {
 
   /// Step 1, grouped: sixteen outputs at a time while their windows are complete. Mono pairs
   /// groups a table cycle apart at every group boundary where it can (`_pairedMonoGroups`), when
-  /// the pair computes exactly what single calls would (both Swift, or both the kernel's); then
-  /// one group, or what is left of it, alone.
+  /// the pair computes exactly what single calls would (both Swift, or both the kernel's); other
+  /// planes take whole table cycles table by table (`_tableMajorGroups`); then one group, or what
+  /// is left of it, alone.
   @inline(__always)
   func writeGroups(
     _ groups: GroupTables, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
@@ -101,6 +102,11 @@ extension PolyphaseResampler._Shape {
         loop.produced += _pairedMonoGroups(
           groups, context, base, stride, count: loop.count, out + loop.produced,
           room: room - loop.produced, &loop.group)
+        if loop.produced == room { break }
+      } else if loop.group.lane == 0 {
+        loop.produced += _tableMajorGroups(
+          groups, context, base, stride, channels, count: loop.count,
+          out + loop.produced * channels, room: room - loop.produced, &loop.group)
         if loop.produced == room { break }
       }
       let offsets = groups.offsets + loop.group.table * (lanes + 1)
@@ -263,4 +269,43 @@ func _pairedMonoGroups(
     (group.start, group.table) = (s, t)
   }
   return produced
+}
+
+/// From a group boundary: when at least two whole table cycles of groups are complete and fit in
+/// `room`, computes all of those cycles table by table (every group of table 0, then of table 1,
+/// ...), so each table is read from the cache once per call instead of once per cycle: the
+/// tables together can outgrow the L1 cache (127 KB for 44.1 → 48 kHz), one alone does not.
+/// Each group is the same kernel call the in-order loop makes, so the bits do not change.
+/// Returns the frames written (0 when fewer than two cycles are ready); moves `group` past them.
+func _tableMajorGroups(
+  _ groups: GroupTables, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
+  _ stride: Int, _ channels: Int, count: Int, _ out: UnsafeMutablePointer<Float>, room: Int,
+  _ group: inout GroupCursor
+) -> Int {
+  let lanes = GroupTables.lanes
+  let cycle = groups.count
+  let advance = groups.cycleAdvance
+  // The last group of the first cycle starts furthest in; the cycles after it are `advance`
+  // further each.
+  var (last, table) = (group.start, group.table)
+  for _ in 1..<cycle {
+    last += Int(groups.offsets[table * (lanes + 1) + lanes])
+    table = Int(groups.next[table])
+  }
+  guard last + groups.width <= count else { return 0 }
+  let cycles = min(room / (cycle * lanes), (count - groups.width - last) / advance + 1)
+  guard cycles >= 2 else { return 0 }
+  var (start, t) = (group.start, group.table)
+  for i in 0..<cycle {
+    let coefficients = groups.tables + t * groups.width * lanes
+    for c in 0..<cycles {
+      context.group16(
+        coefficients, groups.width, base + start + c * advance, stride, channels,
+        out + (c * cycle + i) * lanes * channels, 0, lanes)
+    }
+    start += Int(groups.offsets[t * (lanes + 1) + lanes])
+    t = Int(groups.next[t])
+  }
+  group.start += cycles * advance
+  return cycles * cycle * lanes
 }
