@@ -41,11 +41,18 @@ extension Command {
       var type = SampleType.s16
       var resampler = ResamplerChoice.standard
       var phase: PhaseChoice?
+      var threads: Int?
       while let arg = rest.next() {
         switch arg {
         case "-o", "--output": output = try rest.value(for: arg)
         case "--rate": rate = try rest.rate(for: arg)
         case "--phase": phase = try rest.phase(for: arg)
+        case "--threads":
+          let v = try rest.value(for: arg)
+          guard let n = Int(v), (1...64).contains(n) else {
+            throw .usage("--threads takes a count from 1 to 64, not '\(v)'")
+          }
+          threads = n
         case "--channels":
           let v = try rest.value(for: arg)
           guard let c = Int(v), c == 1 || c == 2 else {
@@ -70,6 +77,7 @@ extension Command {
       o.sampleType = type
       o.resampler = resampler
       o.phase = try Arguments.phase(phase, for: resampler)
+      o.threads = threads
       return .convert(o)
     case "mix":
       var app: String?

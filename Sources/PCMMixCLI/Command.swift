@@ -68,6 +68,9 @@ public struct ConvertOptions: Equatable, Sendable {
   public var resampler: ResamplerChoice = .standard
   /// The built-in resampler's phase response (default linear: time-aligned at every frequency).
   public var phase: PhaseChoice = .linear
+  /// Threads that convert parts of the input at once (`--threads`; `nil`: one per processor,
+  /// at most 4). The output is the same bytes for any count.
+  public var threads: Int?
 
   /// Options with every default, for the given inputs and output.
   public init(input: InputSpec, output: String) {

@@ -1,6 +1,7 @@
-import PCMMix
+@_spi(Parts) import PCMMix
 
-/// `pcm-mix convert`: one input through a ``SourceChain`` into a WAV file. Reading, decoding and
+/// `pcm-mix convert`: one input through a ``SourceChain`` into a WAV file. A long file is cut
+/// into parts that threads convert at once (``ConvertParts``); otherwise reading, decoding and
 /// resampling run on a thread of their own (``ChainThread``), ahead of encoding and writing.
 func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
   let opened = try InputFile.open(options.input)
@@ -19,6 +20,22 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
     throw error
   }
   let format = opened.format
+  if case .builtin = options.resampler, output.tempPath != nil,
+    let frames = opened.wholeDataFrames,
+    let parts = ConvertParts.plan(
+      frames: frames, inputRate: format.sampleRate, outputRate: options.rate,
+      threads: options.threads ?? ConvertParts.defaultThreads)
+  {
+    defer { opened.close() }
+    do throws(CLIError) {
+      try convert(opened, in: parts, to: output, options, console: console)
+    } catch {
+      output.discard()
+      throw error
+    }
+    try output.commit()
+    return
+  }
   let expectedFrames = opened.expectedFrames
   let reader = ChainThread(
     input: opened,
@@ -63,4 +80,51 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
   if let warning = input?.readWarning {
     console.err(CLIError(.data, input!.path, warning).line + "\n")
   }
+}
+
+/// Converts `input` part by part: the later parts on threads of their own, each writing its
+/// frames at their place in the output; the first on this thread through the WAV writer, which
+/// then counts the others' frames and finishes the header.
+private func convert(
+  _ input: InputFile, in parts: ConvertParts, to output: OutputFile, _ options: ConvertOptions,
+  console: Console
+) throws(CLIError) {
+  var sink = try WriterSink.open(
+    output, rate: options.rate, channels: options.channels, type: options.sampleType,
+    maxFrames: WriterSink.framesAfterConversion(
+      parts.frames, from: input.format.sampleRate, to: options.rate))
+  let control = PartsControl()
+  let factory = options.resampler.factory(phase: options.phase)
+  let jobs = parts.starts.indices.map {
+    PartJob(
+      input: input,
+      chain: SourceChain(
+        outputRate: options.rate, outputChannels: options.channels, resampler: factory),
+      parts: parts, part: $0, control: control)
+  }
+  let frameBytes = options.channels * options.sampleType.bytesPerSample
+  for (p, job) in jobs.enumerated() {
+    job.writer = PartWriter(
+      fd: output.fd, type: options.sampleType,
+      offset: sink.writer.dataOffset + parts.outputStart(p) * frameBytes)
+    job.outputPath = options.output
+    if p > 0 { job.start() }
+  }
+  var progress = Progress(console, "converting", total: parts.frames)
+  // The parts are about equal and run at the same speed: the first's share stands for all.
+  jobs[0].runWriting { progress.update($0 * jobs.count) }
+  for job in jobs.dropFirst() { job.done.wait() }
+  progress.end()
+  var elsewhere = 0
+  for job in jobs {
+    elsewhere += job.writer!.bytesWritten
+    job.writer!.deallocate()
+  }
+  if let error = jobs.lazy.compactMap(\.error).first { throw error }
+  do {
+    try sink.writer.countWrittenElsewhere(byteCount: elsewhere)
+  } catch {
+    throw CLIError(.io, options.output, error.description)
+  }
+  try sink.finish(options.output)
 }

@@ -47,7 +47,7 @@ public enum Help {
     usage:
       pcm-mix probe FILE... [--json]
       pcm-mix convert INPUT -o OUTPUT [--rate HZ] [--channels 1|2] [--format s16|f32]
-                      [--input-format SPEC] [--resampler NAME] [--phase PHASE]
+                      [--input-format SPEC] [--resampler NAME] [--phase PHASE] [--threads N]
       pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ] [--policy POLICY]
                   [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB] [--pad]
                   [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
@@ -93,13 +93,17 @@ public enum Help {
   static let convert = """
     usage: pcm-mix convert INPUT -o OUTPUT [--rate HZ] [--channels 1|2] [--format s16|f32]
                            [--input-format SPEC] [--resampler NAME]
-                           [--phase linear|minimum|capture]
+                           [--phase linear|minimum|capture] [--threads N]
 
     Decodes INPUT, maps it to 1 or 2 channels (mono is duplicated, stereo averaged for 1,
     channels past the second dropped), resamples it to HZ (default 48000) with the built-in
     resampler, and writes a WAV file (default s16). The output is time-aligned with the input
     and holds round(frames × HZ / input rate) frames, whichever resampler runs; with the
     default linear phase, at every frequency.
+
+    With the built-in resampler, a WAV, RF64 or CAF file whose data is all there and a file
+    (not standard output) to write, long inputs are cut into up to N parts (default: one per
+    processor, at most 4) converted at once; the output is the same bytes for any N.
 
     \(resamplers)
 

@@ -157,6 +157,46 @@ struct InputFile {
       + " after them (less than one \(format.bytesPerFrame)-byte frame), ignored"
   }
 
+  /// The frames of a regular file whose data chunk states its size in whole frames and holds
+  /// all of them, so that any frame can be read by its position (``readFrames(at:into:)``) and no
+  /// read-to-the-end warning can arise; `nil` for anything else (a pipe, raw PCM, a truncated or
+  /// open-ended chunk, stray bytes).
+  var wholeDataFrames: Int? {
+    guard let wav, fd != STDIN_FILENO, let bytes = wav.claimedByteCount,
+      bytes % format.bytesPerFrame == 0
+    else { return nil }
+    var st = stat()
+    guard fstat(fd, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG,
+      Int(st.st_size) >= dataOffset + bytes
+    else { return nil }
+    return bytes / format.bytesPerFrame
+  }
+
+  /// Reads up to `buffer.count / bytesPerFrame` frames from frame `frame` on with `pread(2)`,
+  /// which leaves the position ``read(into:)`` uses alone, so other threads may read other
+  /// parts at once. Only for a file with ``wholeDataFrames``.
+  ///
+  /// - Throws: 74 when the file fails or ends early (it changed while being read).
+  func readFrames(at frame: Int, into buffer: UnsafeMutableRawBufferPointer) throws(CLIError)
+    -> Int
+  {
+    let bpf = format.bytesPerFrame
+    let want = min(buffer.count / bpf, max(0, (wholeFrames ?? 0) - frame)) * bpf
+    var filled = 0
+    while filled < want {
+      let n = pread(
+        fd, buffer.baseAddress! + filled, want - filled, off_t(dataOffset + frame * bpf + filled))
+      if n < 0 && errno == EINTR { continue }
+      if n < 0 { throw CLIError(.io, path, "read failed: \(_errorText(errno))") }
+      if n == 0 { throw CLIError(.io, path, "the input ended early: it changed while being read") }
+      filled += n
+    }
+    return want / bpf
+  }
+
+  /// ``wholeDataFrames`` as worked out when the file was opened.
+  private var wholeFrames: Int? { wav?.claimedByteCount.map { $0 / format.bytesPerFrame } }
+
   func close() {
     if fd != STDIN_FILENO { _closeFile(fd) }
   }

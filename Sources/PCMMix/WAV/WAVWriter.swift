@@ -124,6 +124,21 @@ public struct WAVWriter<Sink: ByteSink> {
     }
   }
 
+  /// Counts `byteCount` bytes of encoded frames as written right after this writer's frames,
+  /// where another writer put them directly (`pcm-mix convert` fills the later parts of a file
+  /// from other threads with `pwrite(2)`), and moves the sink past them, so that ``finish()``
+  /// states every frame.
+  ///
+  /// - Precondition: `byteCount` is whole frames.
+  @_spi(Parts)
+  public mutating func countWrittenElsewhere(byteCount: Int) throws(WAVError) {
+    precondition(byteCount >= 0 && byteCount % format.bytesPerFrame == 0, "whole frames only")
+    dataByteCount += byteCount
+    guard try sink.seek(toOffset: dataOffset + dataByteCount) else {
+      throw .io("cannot seek past frames written elsewhere")
+    }
+  }
+
   /// Writes the RIFF and data sizes into the header when the sink can seek, then returns the sink
   /// to the end so more frames and another `finish()` may follow.
   ///
