@@ -10,3 +10,14 @@ int pcmmix_kernels_available(void) {
   return 0;
 #endif
 }
+
+// Whether the AVX-512F group functions may run too. The compiler's CPU-feature check counts
+// AVX-512F only when the OS saves the 512-bit registers (XCR0), not merely when CPUID has it.
+int pcmmix_avx512_available(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  return pcmmix_kernels_available() && __builtin_cpu_supports("avx512f");
+#else
+  return 0;
+#endif
+}

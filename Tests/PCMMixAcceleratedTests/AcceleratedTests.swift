@@ -95,9 +95,35 @@ import Testing
       PolyphaseResampler(inputRate: 32000, outputRate: 48000, channelCount: 1).usesGroupKernel)
   }
 
-  @Test(arguments: [8000, 11025, 32000, 44100, 48000 + 1, 96000, 192_000], [1, 2, 3])
+  @Test(arguments: [8000, 11025, 16000, 32000, 44100, 48000 + 1, 96000, 192_000], [1, 2, 3])
   func streamedEqualsOneShot(rate: Int, channels: Int) {
     Self.streamedEqualsOneShot(rate: rate, channels: channels, kernel: AcceleratedKernels.kernel)
+  }
+
+  /// The AVX-512F group functions (one, two and four groups per pass) add exactly what the AVX2
+  /// ones add: one call over the whole input, where most groups go two or four at a time,
+  /// against the AVX2 functions alone.
+  @Test(
+    .enabled(if: AcceleratedKernels.usesAVX512, "this CPU has no AVX-512F"),
+    arguments: [8000, 16000, 32000, 44100, 96000, 192_000], [1, 2, 3])
+  func avx512GroupsGiveTheAVX2Bits(rate: Int, channels: Int) {
+    let n = rate / 5
+    var g = SplitMix64(seed: UInt64(rate * 4 + channels))
+    let x = (0..<(n * channels)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
+    var wide = PolyphaseResampler(
+      inputRate: rate, outputRate: 48000, channelCount: channels,
+      kernel: AcceleratedKernels.kernel)
+    var narrow = PolyphaseResampler(
+      inputRate: rate, outputRate: 48000, channelCount: channels,
+      kernel: AcceleratedKernels.avx2Kernel)
+    #expect(wide.usesGroupKernel && narrow.usesGroupKernel)
+    let a = AcceleratedTests.run(&wide, x)
+    let b = AcceleratedTests.run(&narrow, x)
+    #expect(a.count == b.count)
+    let firstDifference = zip(a, b).enumerated().first {
+      $0.element.0.bitPattern != $0.element.1.bitPattern
+    }
+    #expect(firstDifference == nil, "first difference at sample \(firstDifference?.offset ?? -1)")
   }
 
   @Test(arguments: [8000, 32000, 44100, 96000], [1, 2])

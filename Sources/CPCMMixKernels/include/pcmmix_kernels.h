@@ -10,6 +10,9 @@ extern "C" {
 /// 1 when this CPU runs the AVX2 + FMA kernels, else 0 (then the functions must not be called).
 int pcmmix_kernels_available(void);
 
+/// 1 when this CPU (and its OS) also runs the AVX-512F group functions (`*_512`), else 0.
+int pcmmix_avx512_available(void);
+
 #if defined(__x86_64__) || defined(__i386__)
 // The kernels below exist only on x86 (avx2_resample.c, avx2_levels.c); call them only when
 // pcmmix_kernels_available() returns 1.
@@ -42,6 +45,27 @@ void pcmmix_group16(const float *table, long width, const float *x, long stride,
 /// into `outa`, and from `b` into `outb`. Each coefficient load serves both, as for a stereo pair.
 void pcmmix_group16x2(const float *table, long width, const float *a, const float *b,
                       float *outa, float *outb);
+
+/// pcmmix_group16 with 512-bit registers (AVX-512F): the same bits, one row load per tap.
+void pcmmix_group16_512(const float *table, long width, const float *x, long stride,
+                        long channels, float *out, long first, long count);
+
+/// pcmmix_group16x2 with 512-bit registers: the same bits.
+void pcmmix_group16x2_512(const float *table, long width, const float *a, const float *b,
+                          float *outa, float *outb);
+
+/// Two whole groups that share `table` (a table cycle apart), every channel: the sixteen lanes of
+/// the group whose planes start at `x + c * stride` into `outx`, of the one at `y + c * stride`
+/// into `outy`, both interleaved as pcmmix_group16 writes them, with the same bits as two
+/// pcmmix_group16 calls. Each row load serves four planes.
+void pcmmix_group16_twin_512(const float *table, long width, const float *x, const float *y,
+                             long stride, long channels, float *outx, float *outy);
+
+/// Four whole groups of one mono plane that share `table`, starting `advance` samples apart: the
+/// sixteen lanes of group k (input from `x + k * advance`) into `out + k * out_advance`, with the
+/// same bits as four pcmmix_group16 calls. Each row load serves four groups.
+void pcmmix_group16_quad_512(const float *table, long width, const float *x, long advance,
+                             float *out, long out_advance);
 
 /// Float32 samples to int16 by PCMMix's rule (x * 32768 rounded to nearest with ties toward
 /// zero, clamped; NaN to 0): the same bits as `PCMEncoder.int16` in Swift, sixteen at a time.

@@ -30,6 +30,22 @@ extension PolyphaseResampler {
         UnsafePointer<Float>, Int, UnsafePointer<Float>, UnsafePointer<Float>,
         UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>
       ) -> Void
+    /// Two whole groups that share a table, every channel: `(table, width, x, y, stride,
+    /// channels, outX, outY)` computes what ``Group`` computes for all sixteen lanes of the group
+    /// whose planes start at `x` (into `outX`) and of the one at `y` (into `outY`), with the same
+    /// bits as two ``Group`` calls; one coefficient load serves both.
+    public typealias GroupTwin =
+      @convention(c) (
+        UnsafePointer<Float>, Int, UnsafePointer<Float>, UnsafePointer<Float>, Int, Int,
+        UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>
+      ) -> Void
+    /// Four whole groups of a mono plane that share a table: `(table, width, x, advance, out,
+    /// outAdvance)` computes all sixteen lanes of the group at `x + k·advance` into
+    /// `out + k·outAdvance` for `k` in 0 ..< 4, with the same bits as four ``Group`` calls.
+    public typealias GroupQuad =
+      @convention(c) (
+        UnsafePointer<Float>, Int, UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>, Int
+      ) -> Void
     /// The row blended between `h0` and `h1` by `t` dotted with `x` (``VariableRatioResampler``).
     public typealias LerpDot =
       @convention(c) (UnsafePointer<Float>, UnsafePointer<Float>, Float, UnsafePointer<Float>, Int)
@@ -51,6 +67,10 @@ extension PolyphaseResampler {
     public var group: Group?
     /// The paired kernel for mono, if any (used only with ``group``).
     public var groupPair: GroupPair?
+    /// Two groups a table cycle apart in one pass, if any (used only with ``group``).
+    public var groupTwin: GroupTwin?
+    /// Four mono groups a table cycle apart in one pass, if any (used only with ``group``).
+    public var groupQuad: GroupQuad?
     /// Blended-row dot products for ``VariableRatioResampler``, if any.
     public var lerpDot: LerpDot?
     /// ``lerpDot`` for two channels at once, if any.
@@ -59,13 +79,16 @@ extension PolyphaseResampler {
     /// A kernel set from C function pointers; the optional ones fall back to the Swift path.
     public init(
       name: String, dot: Dot, dot2: Dot2, group: Group? = nil, groupPair: GroupPair? = nil,
-      lerpDot: LerpDot? = nil, lerpDot2: LerpDot2? = nil
+      groupTwin: GroupTwin? = nil, groupQuad: GroupQuad? = nil, lerpDot: LerpDot? = nil,
+      lerpDot2: LerpDot2? = nil
     ) {
       self.name = name
       self.dot = dot
       self.dot2 = dot2
       self.group = group
       self.groupPair = groupPair
+      self.groupTwin = groupTwin
+      self.groupQuad = groupQuad
       self.lerpDot = lerpDot
       self.lerpDot2 = lerpDot2
     }

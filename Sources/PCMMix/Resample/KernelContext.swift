@@ -10,6 +10,8 @@ struct KernelContext {
   let dot2: PolyphaseResampler.DotKernel.Dot2?
   let group: PolyphaseResampler.DotKernel.Group?
   let groupPair: PolyphaseResampler.DotKernel.GroupPair?
+  let groupTwin: PolyphaseResampler.DotKernel.GroupTwin?
+  let groupQuad: PolyphaseResampler.DotKernel.GroupQuad?
   init(_ bank: PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?, up: Int) {
     coefficients = UnsafePointer(bank.coefficients)
     taps = bank.taps
@@ -20,6 +22,8 @@ struct KernelContext {
     dot2 = bank.accumulatesInDouble ? nil : kernel?.dot2
     group = bank.accumulatesInDouble ? nil : kernel?.group
     groupPair = bank.accumulatesInDouble ? nil : kernel?.groupPair
+    groupTwin = bank.accumulatesInDouble || kernel?.group == nil ? nil : kernel?.groupTwin
+    groupQuad = bank.accumulatesInDouble || kernel?.group == nil ? nil : kernel?.groupQuad
   }
 
   /// Sixteen outputs of a group (see ``PolyphaseResampler/DotKernel/group``): the kernel's
@@ -48,6 +52,22 @@ struct KernelContext {
       groupPair(table, width, a, b, outA, outB)
     } else {
       _group16x2(table, width, a, b, outA, outB)
+    }
+  }
+
+  /// Two whole groups sharing `table`, every channel (see
+  /// ``PolyphaseResampler/DotKernel/groupTwin``): by the kernel, or as two ``group16`` calls.
+  @inline(__always)
+  func group16Twin(
+    _ table: UnsafePointer<Float>, _ width: Int, _ x: UnsafePointer<Float>,
+    _ y: UnsafePointer<Float>, _ stride: Int, _ channels: Int, _ outX: UnsafeMutablePointer<Float>,
+    _ outY: UnsafeMutablePointer<Float>
+  ) {
+    if let groupTwin {
+      groupTwin(table, width, x, y, stride, channels, outX, outY)
+    } else {
+      group16(table, width, x, stride, channels, outX, 0, GroupTables.lanes)
+      group16(table, width, y, stride, channels, outY, 0, GroupTables.lanes)
     }
   }
 

@@ -96,7 +96,8 @@ extension PolyphaseResampler._Shape {
     _ out: UnsafeMutablePointer<Float>, _ room: Int, _ loop: inout PolyphaseResampler._Loop
   ) {
     let lanes = GroupTables.lanes
-    let pairing = channels == 1 && context.pairsMatchSingles
+    // Mono pairs groups unless the kernel takes them four at a time (then table by table).
+    let pairing = channels == 1 && context.pairsMatchSingles && context.groupQuad == nil
     while loop.produced < room {
       if pairing && loop.group.lane == 0 {
         loop.produced += _pairedMonoGroups(
@@ -298,7 +299,25 @@ func _tableMajorGroups(
   var (start, t) = (group.start, group.table)
   for i in 0..<cycle {
     let coefficients = groups.tables + t * groups.width * lanes
-    for c in 0..<cycles {
+    // Four cycles (mono) or two at a time where the kernel computes that many groups of one
+    // table in one pass.
+    var c = 0
+    if channels == 1, let quad = context.groupQuad {
+      while c + 3 < cycles {
+        quad(
+          coefficients, groups.width, base + start + c * advance, advance,
+          out + (c * cycle + i) * lanes, cycle * lanes)
+        c += 4
+      }
+    }
+    while c + 1 < cycles {
+      context.group16Twin(
+        coefficients, groups.width, base + start + c * advance,
+        base + start + (c + 1) * advance, stride, channels,
+        out + (c * cycle + i) * lanes * channels, out + ((c + 1) * cycle + i) * lanes * channels)
+      c += 2
+    }
+    if c < cycles {
       context.group16(
         coefficients, groups.width, base + start + c * advance, stride, channels,
         out + (c * cycle + i) * lanes * channels, 0, lanes)
