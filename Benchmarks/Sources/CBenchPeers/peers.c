@@ -246,6 +246,44 @@ BENCH_AVX2_FMA static float fma_peak_avx2(long rounds) {
 }
 #endif
 
+#ifdef BENCH_X86
+__attribute__((target("avx512f,avx2,fma"))) static float fma_peak_avx512(long rounds) {
+  const __m512 a = _mm512_set1_ps(0.9999999f), b = _mm512_set1_ps(1e-7f);
+  __m512 c[12];
+  for (int i = 0; i < 12; i++) c[i] = _mm512_set1_ps(0.1f * (float)i);
+  for (long r = 0; r < rounds; r++) {
+    c[0] = _mm512_fmadd_ps(c[0], a, b);
+    c[1] = _mm512_fmadd_ps(c[1], a, b);
+    c[2] = _mm512_fmadd_ps(c[2], a, b);
+    c[3] = _mm512_fmadd_ps(c[3], a, b);
+    c[4] = _mm512_fmadd_ps(c[4], a, b);
+    c[5] = _mm512_fmadd_ps(c[5], a, b);
+    c[6] = _mm512_fmadd_ps(c[6], a, b);
+    c[7] = _mm512_fmadd_ps(c[7], a, b);
+    c[8] = _mm512_fmadd_ps(c[8], a, b);
+    c[9] = _mm512_fmadd_ps(c[9], a, b);
+    c[10] = _mm512_fmadd_ps(c[10], a, b);
+    c[11] = _mm512_fmadd_ps(c[11], a, b);
+  }
+  __m512 s = c[0];
+  for (int i = 1; i < 12; i++) s = _mm512_add_ps(s, c[i]);
+  return _mm512_reduce_add_ps(s);
+}
+#endif
+
+long bench_fma_peak512(long rounds, float *sink) {
+#ifdef BENCH_X86
+  __builtin_cpu_init();
+  if (bench_fma_available() && __builtin_cpu_supports("avx512f")) {
+    *sink = fma_peak_avx512(rounds);
+    return rounds * 12 * 16;
+  }
+#endif
+  (void)rounds;
+  *sink = 0;
+  return 0;
+}
+
 long bench_fma_peak(long rounds, float *sink) {
 #ifdef BENCH_X86
   if (bench_fma_available()) {

@@ -1,4 +1,5 @@
 import CBenchPeers
+import PCMMixAccelerated
 
 /// The peak multiply-add rates of this machine, against which the resampler table puts each
 /// built-in row's compute floor: `taps ÷ rate`, the time per output sample and channel of a loop
@@ -12,6 +13,8 @@ import CBenchPeers
 struct ComputeFloor {
   /// AVX2 + FMA multiply-adds per ns, or nil when the CPU lacks them.
   let fma: Double?
+  /// AVX-512F multiply-adds per ns, when the kernels' group functions use it (else nil).
+  let fma512: Double?
   /// Swift `SIMD8<Float>` multiply + add pairs, as multiply-adds per ns.
   let swift: Double
 
@@ -19,18 +22,22 @@ struct ComputeFloor {
   static func measure(runs: Int = 7) -> ComputeFloor {
     var sink: Float = 0
     var fma: Double? = nil
-    if bench_fma_available() != 0 {
+    func probe(_ peak: (Int, UnsafeMutablePointer<Float>) -> Int) -> Double {
       var best = 0.0
       for run in 0...runs {
         var s: Float = 0
         let t0 = nowNS()
-        let done = bench_fma_peak(4_000_000, &s)
+        let done = peak(4_000_000, &s)
         let ns = Double(nowNS() - t0)
         sink += s
         if run > 0 { best = max(best, Double(done) / ns) }
       }
-      fma = best
+      return best
     }
+    if bench_fma_available() != 0 {
+      fma = probe { bench_fma_peak($0, $1) }
+    }
+    let fma512 = AcceleratedKernels.usesAVX512 ? probe { bench_fma_peak512($0, $1) } : nil
     // The chains live in memory the clock call could touch (it escapes through blackHole), so
     // the optimizer can neither hoist the probe out of the loop nor move it past the clock.
     let state = UnsafeMutablePointer<SIMD8<Float>>.allocate(capacity: 6)
@@ -46,13 +53,14 @@ struct ComputeFloor {
       if run > 0 { best = max(best, Double(rounds * swiftMulAddsPerRound) / ns) }
     }
     blackHole(sink + state[0].sum())
-    return ComputeFloor(fma: fma, swift: best)
+    return ComputeFloor(fma: fma, fma512: fma512, swift: best)
   }
 
-  /// The rate a row's path reaches: the FMA rate for `builtin-…-avx2+fma` rows, the Swift rate
-  /// for the other built-in rows.
+  /// The rate a row's path reaches: for `builtin-…-avx2+fma` rows the AVX-512F rate where the
+  /// group functions use it (the sixteen-output groups, which every row with exact tables runs),
+  /// else the AVX2 FMA rate; the Swift rate for the other built-in rows.
   func rate(forBackend name: String) -> Double? {
-    name.hasSuffix("-avx2+fma") ? fma : swift
+    name.hasSuffix("-avx2+fma") ? (fma512 ?? fma) : swift
   }
 
   /// Multiply-adds per round of ``swiftMulAdd(rounds:factor:state:)``: three `SIMD8<Float>`

@@ -60,11 +60,19 @@ enum ResamplerTable {
     emit(
       "Compute floor of built-in rows: taps / peak multiply-add rate (best of 7 runs, "
         + "register-only chains): avx2+fma \(peak.fma.map { fixed($0, 1) } ?? "n/a") "
-        + "multiply-adds/ns (8 per FMA; -avx2+fma rows), Swift SIMD8<Float> multiply + add "
+        + "multiply-adds/ns (8 per FMA), "
+        + (peak.fma512.map {
+          "avx-512f \(fixed($0, 1))/ns (16 per FMA; -avx2+fma rows, whose group functions use "
+            + "it on this CPU), "
+        } ?? "(-avx2+fma rows), ")
+        + "Swift SIMD8<Float> multiply + add "
         + "\(fixed(peak.swift, 1))/ns (other built-in rows; builtin-high accumulates in Double, "
         + "so its floor against this Float rate is optimistic); x floor = mean ns / floor ns")
     if let fma = peak.fma {
       report.record(section, "peak_multiply_add", "avx2_fma", fma, "multiply-adds per ns")
+    }
+    if let fma512 = peak.fma512 {
+      report.record(section, "peak_multiply_add", "avx512f", fma512, "multiply-adds per ns")
     }
     report.record(section, "peak_multiply_add", "swift_simd8", peak.swift, "multiply-adds per ns")
     var ratioLines: [String] = []

@@ -61,6 +61,10 @@ int bench_fma_available(void);
 /// `*sink`. Returns the multiply-adds done (96 per round), or 0 when the CPU lacks AVX2 + FMA.
 long bench_fma_peak(long rounds, float *sink);
 
+/// bench_fma_peak with 16-lane AVX-512F registers (192 multiply-adds per round), or 0 when the
+/// CPU or its OS lacks AVX-512F.
+long bench_fma_peak512(long rounds, float *sink);
+
 #ifdef __cplusplus
 }
 #endif
