@@ -272,12 +272,13 @@ func _pairedMonoGroups(
   return produced
 }
 
-/// From a group boundary: when at least two whole table cycles of groups are complete and fit in
-/// `room`, computes all of those cycles table by table (every group of table 0, then of table 1,
-/// ...), so each table is read from the cache once per call instead of once per cycle: the
-/// tables together can outgrow the L1 cache (127 KB for 44.1 → 48 kHz), one alone does not.
-/// Each group is the same kernel call the in-order loop makes, so the bits do not change.
-/// Returns the frames written (0 when fewer than two cycles are ready); moves `group` past them.
+/// From a group boundary: every whole group that is complete and fits in `room`, computed table
+/// by table (all the groups of table 0, then of table 1, ...) when some table has two or more of
+/// them, so that each table is read from the cache once per call instead of once per cycle (the
+/// tables together can outgrow the L1 cache: 127 KB for 44.1 → 48 kHz; one alone does not), and
+/// a kernel that computes two or four groups of one table in a pass can. Each group gets exactly
+/// what the in-order loop would compute. Returns the frames written (0 when no table has two
+/// groups ready); moves `group` past them.
 func _tableMajorGroups(
   _ groups: GroupTables, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
   _ stride: Int, _ channels: Int, count: Int, _ out: UnsafeMutablePointer<Float>, room: Int,
@@ -286,45 +287,56 @@ func _tableMajorGroups(
   let lanes = GroupTables.lanes
   let cycle = groups.count
   let advance = groups.cycleAdvance
-  // The last group of the first cycle starts furthest in; the cycles after it are `advance`
-  // further each.
-  var (last, table) = (group.start, group.table)
-  for _ in 1..<cycle {
-    last += Int(groups.offsets[table * (lanes + 1) + lanes])
+  let most = room / lanes
+  func step(_ start: inout Int, _ table: inout Int) {
+    start += Int(groups.offsets[table * (lanes + 1) + lanes])
     table = Int(groups.next[table])
   }
-  guard last + groups.width <= count else { return 0 }
-  let cycles = min(room / (cycle * lanes), (count - groups.width - last) / advance + 1)
-  guard cycles >= 2 else { return 0 }
+  // Whole cycles ready: the last group of the first cycle starts furthest in, and each cycle
+  // after it `advance` further.
+  var (last, table) = (group.start, group.table)
+  for _ in 1..<cycle { step(&last, &table) }
+  var full = last + groups.width <= count ? (count - groups.width - last) / advance + 1 : 0
+  full = min(full, most / cycle)
+  // Then the groups of the next cycle that are ready too.
+  var partial = 0
+  var (next, nextTable) = (group.start + full * advance, group.table)
+  while partial < cycle && full * cycle + partial < most && next + groups.width <= count {
+    step(&next, &nextTable)
+    partial += 1
+  }
+  guard full * cycle + partial > cycle else { return 0 }
   var (start, t) = (group.start, group.table)
   for i in 0..<cycle {
     let coefficients = groups.tables + t * groups.width * lanes
-    // Four cycles (mono) or two at a time where the kernel computes that many groups of one
-    // table in one pass.
+    let n = full + (i < partial ? 1 : 0)
+    let first = out + i * lanes * channels
+    let outAdvance = cycle * lanes * channels
+    // Four groups (mono) or two at a time where the kernel computes that many of one table in
+    // one pass.
     var c = 0
     if channels == 1, let quad = context.groupQuad {
-      while c + 3 < cycles {
+      while c + 3 < n {
         quad(
           coefficients, groups.width, base + start + c * advance, advance,
-          out + (c * cycle + i) * lanes, cycle * lanes)
+          first + c * outAdvance, outAdvance)
         c += 4
       }
     }
-    while c + 1 < cycles {
+    while c + 1 < n {
       context.group16Twin(
         coefficients, groups.width, base + start + c * advance,
-        base + start + (c + 1) * advance, stride, channels,
-        out + (c * cycle + i) * lanes * channels, out + ((c + 1) * cycle + i) * lanes * channels)
+        base + start + (c + 1) * advance, stride, channels, first + c * outAdvance,
+        first + (c + 1) * outAdvance)
       c += 2
     }
-    if c < cycles {
+    if c < n {
       context.group16(
         coefficients, groups.width, base + start + c * advance, stride, channels,
-        out + (c * cycle + i) * lanes * channels, 0, lanes)
+        first + c * outAdvance, 0, lanes)
     }
-    start += Int(groups.offsets[t * (lanes + 1) + lanes])
-    t = Int(groups.next[t])
+    step(&start, &t)
   }
-  group.start += cycles * advance
-  return cycles * cycle * lanes
+  (group.start, group.table) = (next, nextTable)
+  return (full * cycle + partial) * lanes
 }
