@@ -128,10 +128,57 @@ PCMMIX_TARGET512 void pcmmix_group16_twin_512(const float *table, long width, co
   }
 }
 
-PCMMIX_TARGET512 void pcmmix_group16_quad_512(const float *table, long width, const float *x,
-                                              long advance, float *out, long out_advance) {
-  quad512(table, width, x, x + advance, x + 2 * advance, x + 3 * advance, out, out + out_advance,
-          out + 2 * out_advance, out + 3 * out_advance);
+// Four groups sharing a table, two planes each: sixteen accumulators in flight, each row load
+// serving eight planes (AVX-512 has 32 registers).
+PCMMIX_TARGET512 static void oct512(const float *table, long width, const float *const p[8],
+                                    float *const l[8]) {
+  __m512 e[8], o[8];
+  for (int k = 0; k < 8; k++) e[k] = o[k] = _mm512_setzero_ps();
+  long m = 0;
+  for (; m + 2 <= width; m += 2) {
+    const float *t = table + m * 16;
+    __m512 c0 = _mm512_loadu_ps(t), c1 = _mm512_loadu_ps(t + 16);
+    for (int k = 0; k < 8; k++) e[k] = _mm512_fmadd_ps(c0, _mm512_set1_ps(p[k][m]), e[k]);
+    for (int k = 0; k < 8; k++) o[k] = _mm512_fmadd_ps(c1, _mm512_set1_ps(p[k][m + 1]), o[k]);
+  }
+  if (m < width) {
+    __m512 c0 = _mm512_loadu_ps(table + m * 16);
+    for (int k = 0; k < 8; k++) e[k] = _mm512_fmadd_ps(c0, _mm512_set1_ps(p[k][m]), e[k]);
+  }
+  for (int k = 0; k < 8; k++) _mm512_storeu_ps(l[k], _mm512_add_ps(e[k], o[k]));
+}
+
+PCMMIX_TARGET512 void pcmmix_group16_four_512(const float *table, long width, const float *x,
+                                              long advance, long stride, long channels,
+                                              float *out, long out_advance) {
+  if (channels == 1) {
+    // Mono writes its lanes in place: a group's sixteen outputs are contiguous.
+    quad512(table, width, x, x + advance, x + 2 * advance, x + 3 * advance, out,
+            out + out_advance, out + 2 * out_advance, out + 3 * out_advance);
+    return;
+  }
+  float lanes[8][16];
+  long c = 0;
+  for (; c + 2 <= channels; c += 2) {
+    const float *p[8];
+    float *l[8];
+    for (int k = 0; k < 4; k++) {
+      p[2 * k] = x + k * advance + c * stride;
+      p[2 * k + 1] = x + k * advance + (c + 1) * stride;
+      l[2 * k] = lanes[2 * k];
+      l[2 * k + 1] = lanes[2 * k + 1];
+    }
+    oct512(table, width, p, l);
+    for (int k = 0; k < 4; k++) {
+      scatter(lanes[2 * k], out + k * out_advance, channels, c, 0, 16);
+      scatter(lanes[2 * k + 1], out + k * out_advance, channels, c + 1, 0, 16);
+    }
+  }
+  if (c < channels) {
+    quad512(table, width, x + c * stride, x + advance + c * stride, x + 2 * advance + c * stride,
+            x + 3 * advance + c * stride, lanes[0], lanes[1], lanes[2], lanes[3]);
+    for (int k = 0; k < 4; k++) scatter(lanes[k], out + k * out_advance, channels, c, 0, 16);
+  }
 }
 
 #endif

@@ -30,7 +30,9 @@ public enum AcceleratedKernels {
       guard pcmmix_avx512_available() != 0 else { return k }
       k.group = { t, w, x, s, c, out, first, n in pcmmix_group16_512(t, w, x, s, c, out, first, n) }
       k.groupPair = { t, w, a, b, outa, outb in pcmmix_group16x2_512(t, w, a, b, outa, outb) }
-      k.groupQuad = { t, w, x, a, out, oa in pcmmix_group16_quad_512(t, w, x, a, out, oa) }
+      k.groupQuad = { t, w, x, a, s, c, out, oa in
+        pcmmix_group16_four_512(t, w, x, a, s, c, out, oa)
+      }
       k.groupTwin = { t, w, x, y, s, c, ox, oy in pcmmix_group16_twin_512(t, w, x, y, s, c, ox, oy)
       }
       return k

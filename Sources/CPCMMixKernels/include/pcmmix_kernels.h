@@ -61,11 +61,12 @@ void pcmmix_group16x2_512(const float *table, long width, const float *a, const 
 void pcmmix_group16_twin_512(const float *table, long width, const float *x, const float *y,
                              long stride, long channels, float *outx, float *outy);
 
-/// Four whole groups of one mono plane that share `table`, starting `advance` samples apart: the
-/// sixteen lanes of group k (input from `x + k * advance`) into `out + k * out_advance`, with the
-/// same bits as four pcmmix_group16 calls. Each row load serves four groups.
-void pcmmix_group16_quad_512(const float *table, long width, const float *x, long advance,
-                             float *out, long out_advance);
+/// Four whole groups that share `table`, starting `advance` samples apart, every channel: the
+/// sixteen lanes of group k (planes from `x + k * advance + c * stride`) into
+/// `out + k * out_advance`, interleaved as pcmmix_group16 writes them, with the same bits as four
+/// pcmmix_group16 calls. Each row load serves four groups.
+void pcmmix_group16_four_512(const float *table, long width, const float *x, long advance,
+                             long stride, long channels, float *out, long out_advance);
 
 /// Float32 samples to int16 by PCMMix's rule (x * 32768 rounded to nearest with ties toward
 /// zero, clamped; NaN to 0): the same bits as `PCMEncoder.int16` in Swift, sixteen at a time.

@@ -39,12 +39,14 @@ extension PolyphaseResampler {
         UnsafePointer<Float>, Int, UnsafePointer<Float>, UnsafePointer<Float>, Int, Int,
         UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>
       ) -> Void
-    /// Four whole groups of a mono plane that share a table: `(table, width, x, advance, out,
-    /// outAdvance)` computes all sixteen lanes of the group at `x + k·advance` into
-    /// `out + k·outAdvance` for `k` in 0 ..< 4, with the same bits as four ``Group`` calls.
+    /// Four whole groups that share a table, every channel: `(table, width, x, advance, stride,
+    /// channels, out, outAdvance)` computes what ``Group`` computes for all sixteen lanes of the
+    /// group whose planes start at `x + k·advance` into `out + k·outAdvance`, for `k` in 0 ..< 4,
+    /// with the same bits as four ``Group`` calls.
     public typealias GroupQuad =
       @convention(c) (
-        UnsafePointer<Float>, Int, UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>, Int
+        UnsafePointer<Float>, Int, UnsafePointer<Float>, Int, Int, Int,
+        UnsafeMutablePointer<Float>, Int
       ) -> Void
     /// The row blended between `h0` and `h1` by `t` dotted with `x` (``VariableRatioResampler``).
     public typealias LerpDot =
@@ -69,7 +71,7 @@ extension PolyphaseResampler {
     public var groupPair: GroupPair?
     /// Two groups a table cycle apart in one pass, if any (used only with ``group``).
     public var groupTwin: GroupTwin?
-    /// Four mono groups a table cycle apart in one pass, if any (used only with ``group``).
+    /// Four groups a table cycle apart in one pass, if any (used only with ``group``).
     public var groupQuad: GroupQuad?
     /// Blended-row dot products for ``VariableRatioResampler``, if any.
     public var lerpDot: LerpDot?

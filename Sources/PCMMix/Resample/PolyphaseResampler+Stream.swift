@@ -312,13 +312,13 @@ func _tableMajorGroups(
     let n = full + (i < partial ? 1 : 0)
     let first = out + i * lanes * channels
     let outAdvance = cycle * lanes * channels
-    // Four groups (mono) or two at a time where the kernel computes that many of one table in
-    // one pass.
+    // Four or two groups at a time where the kernel computes that many of one table in one
+    // pass.
     var c = 0
-    if channels == 1, let quad = context.groupQuad {
+    if let quad = context.groupQuad {
       while c + 3 < n {
         quad(
-          coefficients, groups.width, base + start + c * advance, advance,
+          coefficients, groups.width, base + start + c * advance, advance, stride, channels,
           first + c * outAdvance, outAdvance)
         c += 4
       }
