@@ -252,18 +252,7 @@ __attribute__((target("avx512f,avx2,fma"))) static float fma_peak_avx512(long ro
   __m512 c[12];
   for (int i = 0; i < 12; i++) c[i] = _mm512_set1_ps(0.1f * (float)i);
   for (long r = 0; r < rounds; r++) {
-    c[0] = _mm512_fmadd_ps(c[0], a, b);
-    c[1] = _mm512_fmadd_ps(c[1], a, b);
-    c[2] = _mm512_fmadd_ps(c[2], a, b);
-    c[3] = _mm512_fmadd_ps(c[3], a, b);
-    c[4] = _mm512_fmadd_ps(c[4], a, b);
-    c[5] = _mm512_fmadd_ps(c[5], a, b);
-    c[6] = _mm512_fmadd_ps(c[6], a, b);
-    c[7] = _mm512_fmadd_ps(c[7], a, b);
-    c[8] = _mm512_fmadd_ps(c[8], a, b);
-    c[9] = _mm512_fmadd_ps(c[9], a, b);
-    c[10] = _mm512_fmadd_ps(c[10], a, b);
-    c[11] = _mm512_fmadd_ps(c[11], a, b);
+    for (int i = 0; i < 12; i++) c[i] = _mm512_fmadd_ps(c[i], a, b);
   }
   __m512 s = c[0];
   for (int i = 1; i < 12; i++) s = _mm512_add_ps(s, c[i]);
