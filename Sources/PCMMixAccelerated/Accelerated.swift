@@ -7,8 +7,9 @@ import CPCMMixKernels
 /// cannot use AVX2 or FMA without `unsafeFlags`, which would stop the package from being a
 /// dependency. On an x86-64 CPU with AVX2 and FMA the kernels compute the same filter (fused
 /// multiply-adds, so the last bits differ) in 30–50 % of the Swift path's time, sixteen outputs
-/// per call where the rates allow (see `pcmmix_group16`); elsewhere ``kernel`` is `nil` and
-/// everything falls back to the Swift path.
+/// per call where the rates allow (see `pcmmix_group16`); with AVX-512F too, in 20–30 % (same
+/// bits as with AVX2 alone; see ``usesAVX512``). Elsewhere ``kernel`` is `nil` and everything
+/// falls back to the Swift path.
 ///
 /// ```swift
 /// var pipeline = CapturePipeline(.init(resampler: .accelerated(.balanced)))
