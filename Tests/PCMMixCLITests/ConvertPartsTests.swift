@@ -91,6 +91,38 @@ struct ConvertPartsTests {
     }
   }
 
+  @Test("reading by position: whole-data files only, and a file cut short under it is an I/O error")
+  func readingByPosition() throws {
+    try withTempDir { dir in
+      let samples = randomInt16s(2 * 1_000, seed: 3)
+      try writeFile("\(dir)/in.wav", wavS16(samples, channels: 2, rate: 44_100))
+      var cut = wavS16(samples, channels: 2, rate: 44_100)
+      cut.removeLast(4)
+      try writeFile("\(dir)/cut.wav", cut)
+      let cutFile = try InputFile.open(InputSpec(path: "\(dir)/cut.wav"))
+      #expect(cutFile.wholeDataFrames == nil)
+      cutFile.close()
+      let input = try InputFile.open(InputSpec(path: "\(dir)/in.wav"))
+      defer { input.close() }
+      #expect(input.wholeDataFrames == 1_000)
+      let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4 * 600, alignment: 16)
+      defer { buffer.deallocate() }
+      // Frames 900 ..< 1000, the last: what is left, then nothing.
+      #expect(try input.readFrames(at: 900, into: buffer) == 100)
+      #expect(Array(buffer.bindMemory(to: Int16.self).prefix(200)) == Array(samples[1_800...]))
+      #expect(try input.readFrames(at: 1_000, into: buffer) == 0)
+      // The file loses its last 500 frames after it was opened.
+      #expect(truncate("\(dir)/in.wav", off_t(44 + 4 * 500)) == 0)
+      do throws(CLIError) {
+        _ = try input.readFrames(at: 400, into: buffer)
+        Issue.record("reading past the cut did not fail")
+      } catch {
+        #expect(error.code == .io)
+        #expect(error.message.contains("the input ended early"), "\(error.message)")
+      }
+    }
+  }
+
   @Test("--threads takes a count from 1 to 64")
   func threadsOption() {
     for bad in ["0", "65", "two", "-1"] {
