@@ -84,8 +84,8 @@ struct PartWindow<Base: FrameSink>: FrameSink {
   }
 }
 
-/// Encodes a later part's frames and writes them with `pwrite(2)` at their place in the data
-/// chunk, 64 Ki samples at a time; keeps the first error.
+/// Encodes a part's frames and writes them with `pwrite(2)` at their place in the data chunk,
+/// 64 Ki samples at a time; keeps the first error.
 struct PartWriter: FrameSink {
   let fd: Int32
   let type: SampleType
@@ -105,7 +105,7 @@ struct PartWriter: FrameSink {
     self.type = type
     self.offset = offset
     pending.reserveCapacity(Self.pendingCapacity)
-    scratch = .allocate(byteCount: Self.pendingCapacity * 4, alignment: 16)
+    scratch = .allocate(byteCount: Self.pendingCapacity * type.bytesPerSample, alignment: 16)
   }
 
   func deallocate() { scratch.deallocate() }
@@ -182,8 +182,8 @@ final class PartJob: @unchecked Sendable {
   let control: PartsControl
   private(set) var position: Int
   var error: CLIError?
-  /// The writer of a part after the first (its outputs go straight to their place in the file),
-  /// and the file's path for its errors.
+  /// The part's writer (its outputs go straight to their place in the file), and the file's
+  /// path for its errors.
   var writer: PartWriter?
   var outputPath = ""
   let done = DispatchSemaphore(value: 0)
@@ -200,10 +200,9 @@ final class PartJob: @unchecked Sendable {
     keep = p + 1 < parts.starts.count ? parts.outputStart(p + 1) - parts.outputStart(p) : nil
   }
 
-  /// Converts the part into `sink`; `progress` is told the frames read so far.
-  func run<Sink: FrameSink>(into sink: inout Sink, progress: (Int) -> Void = { _ in })
-    throws(CLIError)
-  {
+  /// Converts the part into `sink`, until it has the part's outputs, the input ends, another
+  /// part fails or the sink does; `progress` is told the frames read so far.
+  func run(into sink: inout PartWriter, progress: (Int) -> Void = { _ in }) throws(CLIError) {
     let channels = chain.outputChannels
     var window = PartWindow(
       base: sink, drop: drop * channels, keep: keep.map { $0 * channels } ?? Int.max)
@@ -214,7 +213,7 @@ final class PartJob: @unchecked Sendable {
       alignment: 16)
     defer { buffer.deallocate() }
     while window.keep > 0 {
-      if control.cancelled { return }
+      if control.cancelled || window.base.error != nil { return }
       let n = try input.readFrames(at: position, into: buffer)
       if n == 0 {
         chain.flush(into: &window)
