@@ -43,13 +43,7 @@ public enum AcceleratedKernels {
   }()
 
   /// Whether ``kernel``'s group functions use AVX-512F.
-  public static var usesAVX512: Bool {
-    #if arch(x86_64) || arch(i386)
-      kernel != nil && pcmmix_avx512_available() != 0
-    #else
-      false
-    #endif
-  }
+  public static var usesAVX512: Bool { kernel?.groupQuad != nil }
 
   /// The kernels with AVX2 group functions only, whatever the CPU (for comparing the two).
   @_spi(Backends) public static let avx2Kernel: PolyphaseResampler.DotKernel? = {

@@ -95,21 +95,19 @@ private func convert(
       parts.frames, from: input.format.sampleRate, to: options.rate))
   let control = PartsControl()
   let factory = options.resampler.factory(phase: options.phase)
-  let jobs = parts.starts.indices.map {
+  let frameBytes = options.channels * options.sampleType.bytesPerSample
+  let jobs = parts.starts.indices.map { p in
     PartJob(
       input: input,
       chain: SourceChain(
         outputRate: options.rate, outputChannels: options.channels, resampler: factory),
-      parts: parts, part: $0, control: control)
+      parts: parts, part: p, control: control,
+      writer: PartWriter(
+        fd: output.fd, type: options.sampleType,
+        offset: sink.writer.dataOffset + parts.outputStart(p) * frameBytes),
+      outputPath: options.output)
   }
-  let frameBytes = options.channels * options.sampleType.bytesPerSample
-  for (p, job) in jobs.enumerated() {
-    job.writer = PartWriter(
-      fd: output.fd, type: options.sampleType,
-      offset: sink.writer.dataOffset + parts.outputStart(p) * frameBytes)
-    job.outputPath = options.output
-    if p > 0 { job.start() }
-  }
+  for job in jobs.dropFirst() { job.start() }
   var progress = Progress(console, "converting", total: parts.frames)
   // The parts are about equal and run at the same speed: the first's share stands for all.
   jobs[0].runWriting { progress.update($0 * jobs.count) }
@@ -117,8 +115,8 @@ private func convert(
   progress.end()
   var elsewhere = 0
   for job in jobs {
-    elsewhere += job.writer!.bytesWritten
-    job.writer!.deallocate()
+    elsewhere += job.writer.bytesWritten
+    job.writer.deallocate()
   }
   if let error = jobs.lazy.compactMap(\.error).first { throw error }
   do {

@@ -84,51 +84,51 @@ struct PartWindow<Base: FrameSink>: FrameSink {
   }
 }
 
-/// Encodes a part's frames and writes them with `pwrite(2)` at their place in the data chunk,
-/// 64 Ki samples at a time; keeps the first error.
+/// Encodes a part's frames straight into a 64 Ki-sample buffer and writes it with `pwrite(2)`
+/// at its place in the data chunk each time it fills; keeps the first error.
 struct PartWriter: FrameSink {
   let fd: Int32
   let type: SampleType
-  /// Where the next byte goes in the file.
+  /// Where the buffer's first byte goes in the file.
   var offset: Int
   private(set) var bytesWritten = 0
   /// Bytes whose write to disk has been started.
   private var flushedToDisk = 0
   var error: String?
-  private var pending: [Float] = []
-  private let scratch: UnsafeMutableRawBufferPointer
+  /// Encoded bytes waiting in `buffer`.
+  private var filled = 0
+  private let buffer: UnsafeMutableRawBufferPointer
 
-  static var pendingCapacity: Int { 65_536 }
+  static var bufferSamples: Int { 65_536 }
 
   init(fd: Int32, type: SampleType, offset: Int) {
     self.fd = fd
     self.type = type
     self.offset = offset
-    pending.reserveCapacity(Self.pendingCapacity)
-    scratch = .allocate(byteCount: Self.pendingCapacity * type.bytesPerSample, alignment: 16)
+    buffer = .allocate(byteCount: Self.bufferSamples * type.bytesPerSample, alignment: 16)
   }
 
-  func deallocate() { scratch.deallocate() }
+  func deallocate() { buffer.deallocate() }
 
   mutating func append(_ frames: UnsafeBufferPointer<Float>) {
     var start = 0
-    while start < frames.count {
-      let n = min(Self.pendingCapacity - pending.count, frames.count - start)
-      pending.append(contentsOf: UnsafeBufferPointer(rebasing: frames[start..<(start + n)]))
+    while start < frames.count && error == nil {
+      let n = min((buffer.count - filled) / type.bytesPerSample, frames.count - start)
+      filled += PCMEncoder.encodeLittleEndian(
+        UnsafeBufferPointer(rebasing: frames[start..<(start + n)]), as: type,
+        into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
       start += n
-      if pending.count == Self.pendingCapacity { flush() }
+      if filled == buffer.count { flush() }
     }
   }
 
   mutating func flush() {
-    defer { pending.removeAll(keepingCapacity: true) }
-    guard error == nil, !pending.isEmpty else { return }
-    let count = pending.withUnsafeBufferPointer {
-      PCMEncoder.encodeLittleEndian($0, as: type, into: scratch)
-    }
+    let count = filled
+    filled = 0
+    guard error == nil, count > 0 else { return }
     var done = 0
     while done < count {
-      let n = pwrite(fd, scratch.baseAddress! + done, count - done, off_t(offset + done))
+      let n = pwrite(fd, buffer.baseAddress! + done, count - done, off_t(offset + done))
       if n < 0 && errno == EINTR { continue }
       guard n > 0 else {
         error = "write failed: " + (n < 0 ? _errorText(errno) : "nothing written")
@@ -175,43 +175,47 @@ final class PartsControl: @unchecked Sendable {
 final class PartJob: @unchecked Sendable {
   let input: InputFile
   var chain: SourceChain
-  /// The input frame reading starts at, and where this part's outputs end (`nil`: the end).
+  /// The input frame reading starts at.
   let from: Int
+  /// Output frames of the preroll, dropped; then output frames kept (`nil`: to the end).
   let drop: Int
   let keep: Int?
   let control: PartsControl
-  private(set) var position: Int
-  var error: CLIError?
+  /// What failed, if anything (then the other parts are cancelled).
+  private(set) var error: CLIError?
   /// The part's writer (its outputs go straight to their place in the file), and the file's
   /// path for its errors.
-  var writer: PartWriter?
-  var outputPath = ""
+  private(set) var writer: PartWriter
+  let outputPath: String
   let done = DispatchSemaphore(value: 0)
 
   init(
-    input: InputFile, chain: SourceChain, parts: ConvertParts, part p: Int, control: PartsControl
+    input: InputFile, chain: SourceChain, parts: ConvertParts, part p: Int, control: PartsControl,
+    writer: PartWriter, outputPath: String
   ) {
     self.input = input
     self.chain = chain
     self.control = control
+    self.writer = writer
+    self.outputPath = outputPath
     from = p == 0 ? 0 : parts.starts[p] - parts.preroll
-    position = from
     drop = p == 0 ? 0 : parts.preroll / parts.down * parts.up
     keep = p + 1 < parts.starts.count ? parts.outputStart(p + 1) - parts.outputStart(p) : nil
   }
 
-  /// Converts the part into `sink`, until it has the part's outputs, the input ends, another
-  /// part fails or the sink does; `progress` is told the frames read so far.
-  func run(into sink: inout PartWriter, progress: (Int) -> Void = { _ in }) throws(CLIError) {
+  /// Converts the part into ``writer``, until it has the part's outputs, the input ends, another
+  /// part fails or the writer does; `progress` is told the frames read so far.
+  private func run(progress: (Int) -> Void) throws(CLIError) {
     let channels = chain.outputChannels
     var window = PartWindow(
-      base: sink, drop: drop * channels, keep: keep.map { $0 * channels } ?? Int.max)
-    defer { sink = window.base }
+      base: writer, drop: drop * channels, keep: keep.map { $0 * channels } ?? Int.max)
+    defer { writer = window.base }
     let format = input.format
     let buffer = UnsafeMutableRawBufferPointer.allocate(
       byteCount: min(65_536, max(1, format.sampleRate / 10)) * format.bytesPerFrame,
       alignment: 16)
     defer { buffer.deallocate() }
+    var position = from
     while window.keep > 0 {
       if control.cancelled || window.base.error != nil { return }
       let n = try input.readFrames(at: position, into: buffer)
@@ -235,11 +239,9 @@ final class PartJob: @unchecked Sendable {
   /// parts.
   func runWriting(progress: (Int) -> Void = { _ in }) {
     do throws(CLIError) {
-      var w = writer!
-      defer { writer = w }
-      try run(into: &w, progress: progress)
-      w.flush()
-      if let message = w.error { throw CLIError(.io, outputPath, message) }
+      try run(progress: progress)
+      writer.flush()
+      if let message = writer.error { throw CLIError(.io, outputPath, message) }
     } catch {
       self.error = error
       control.cancel()

@@ -56,7 +56,9 @@ struct KernelContext {
   }
 
   /// Two whole groups sharing `table`, every channel (see
-  /// ``PolyphaseResampler/DotKernel/groupTwin``): by the kernel, or as two ``group16`` calls.
+  /// ``PolyphaseResampler/DotKernel/groupTwin``): by the kernel's twin function; for mono by its
+  /// paired one (``group16x2(_:_:_:_:_:_:)``) where that adds as single calls would; else as two
+  /// ``group16`` calls.
   @inline(__always)
   func group16Twin(
     _ table: UnsafePointer<Float>, _ width: Int, _ x: UnsafePointer<Float>,
@@ -65,6 +67,8 @@ struct KernelContext {
   ) {
     if let groupTwin {
       groupTwin(table, width, x, y, stride, channels, outX, outY)
+    } else if channels == 1 && pairsMatchSingles {
+      group16x2(table, width, x, y, outX, outY)
     } else {
       group16(table, width, x, stride, channels, outX, 0, GroupTables.lanes)
       group16(table, width, y, stride, channels, outY, 0, GroupTables.lanes)

@@ -85,26 +85,17 @@ extension PolyphaseResampler {
 
 extension PolyphaseResampler._Shape {
 
-  /// Step 1, grouped: sixteen outputs at a time while their windows are complete. Mono pairs
-  /// groups a table cycle apart at every group boundary where it can (`_pairedMonoGroups`), when
-  /// the pair computes exactly what single calls would (both Swift, or both the kernel's); other
-  /// planes take whole table cycles table by table (`_tableMajorGroups`); then one group, or what
-  /// is left of it, alone.
+  /// Step 1, grouped: sixteen outputs at a time while their windows are complete. At every group
+  /// boundary, the groups that are ready go table by table, two or four of one table at a time
+  /// where the kernel can (`_tableMajorGroups`); then one group, or what is left of it, alone.
   @inline(__always)
   func writeGroups(
     _ groups: GroupTables, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
     _ out: UnsafeMutablePointer<Float>, _ room: Int, _ loop: inout PolyphaseResampler._Loop
   ) {
     let lanes = GroupTables.lanes
-    // Mono pairs groups unless the kernel takes them four at a time (then table by table).
-    let pairing = channels == 1 && context.pairsMatchSingles && context.groupQuad == nil
     while loop.produced < room {
-      if pairing && loop.group.lane == 0 {
-        loop.produced += _pairedMonoGroups(
-          groups, context, base, stride, count: loop.count, out + loop.produced,
-          room: room - loop.produced, &loop.group)
-        if loop.produced == room { break }
-      } else if loop.group.lane == 0 {
+      if loop.group.lane == 0 {
         loop.produced += _tableMajorGroups(
           groups, context, base, stride, channels, count: loop.count,
           out + loop.produced * channels, room: room - loop.produced, &loop.group)
@@ -222,54 +213,6 @@ struct GroupCursor {
     let offsets = groups.offsets + table * (GroupTables.lanes + 1)
     return (start + Int(offsets[lane]), (Int(groups.startPhase[table]) + lane * down) % up)
   }
-}
-
-/// Mono, from a group boundary: of the next `cycle + j` whole groups that are complete and fit
-/// in `room` (`cycle` = the number of tables, `j` ≤ `cycle`), the first `j` are computed together
-/// with the last `j` (a table cycle later, same table: one coefficient load for two groups) and
-/// the rest alone; repeated while at least `cycle + 1` whole groups are ready. Returns the
-/// frames written; moves `group` past them.
-func _pairedMonoGroups(
-  _ groups: GroupTables, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
-  _ stride: Int, count: Int, _ out: UnsafeMutablePointer<Float>, room: Int,
-  _ group: inout GroupCursor
-) -> Int {
-  let lanes = GroupTables.lanes
-  let cycle = groups.count
-  let advance = groups.cycleAdvance
-  func next(_ start: inout Int, _ table: inout Int) {
-    start += Int(groups.offsets[table * (lanes + 1) + lanes])
-    table = Int(groups.next[table])
-  }
-  var produced = 0
-  while true {
-    var whole = 0
-    var (s, t) = (group.start, group.table)
-    let most = min((room - produced) / lanes, 2 * cycle)
-    while whole < most && s + groups.width <= count {
-      next(&s, &t)
-      whole += 1
-    }
-    guard whole > cycle else { break }
-    let pairs = whole - cycle
-    var (start, table) = (group.start, group.table)
-    let first = out + produced
-    for i in 0..<cycle {
-      let t = groups.tables + table * groups.width * lanes
-      let outA = first + i * lanes
-      if i < pairs {
-        context.group16x2(
-          t, groups.width, base + start, base + start + advance, outA,
-          first + (cycle + i) * lanes)
-      } else {
-        context.group16(t, groups.width, base + start, stride, 1, outA, 0, lanes)
-      }
-      next(&start, &table)
-    }
-    produced += whole * lanes
-    (group.start, group.table) = (s, t)
-  }
-  return produced
 }
 
 /// From a group boundary: every whole group that is complete and fits in `room`, computed table
