@@ -18,8 +18,15 @@ import Testing
       let flags = cpu.split(separator: "\n").first { $0.hasPrefix("flags") } ?? ""
       let has = flags.contains(" avx2") && flags.contains(" fma")
       #expect((AcceleratedKernels.kernel != nil) == has)
+      // The kernel's AVX-512F group functions run exactly where the CPU lists the extension (the
+      // Linux kernel lists it only when it saves the 512-bit registers).
+      #expect(AcceleratedKernels.usesAVX512 == (has && flags.contains(" avx512f")))
+      // What an adopter logs: which code path the capture pipeline's resampler takes.
+      let path = AcceleratedKernels.usesAVX512 ? "avx-512f" : AcceleratedKernels.name ?? "swift"
+      #expect(path == (has ? (flags.contains(" avx512f") ? "avx-512f" : "avx2+fma") : "swift"))
     #else
       #expect(AcceleratedKernels.kernel == nil)
+      #expect(!AcceleratedKernels.usesAVX512)
     #endif
   }
 
