@@ -1,10 +1,10 @@
 // The sixteen-output group functions of avx2_resample.c with 512-bit registers, for CPUs with
 // AVX-512F (pcmmix_avx512_available()). A group's sixteen lanes fill one register, so a table
-// row is one load; and the twin and four functions compute two or four groups that share a table
-// (a table cycle apart each) in one pass, so each row load serves up to eight planes (four groups
-// of a stereo pair, sixteen accumulators). Every lane adds exactly what the AVX2
-// kernel adds, in the same order (even taps, odd taps, then their sum), with the same fused
-// multiply-adds, so the bits are the AVX2 kernel's.
+// row is one load; and the run function computes up to seven groups that share a table (a table
+// cycle apart each) in one pass, so each row load serves up to fourteen planes (seven mono
+// groups, or six of a stereo pair: up to 28 accumulators of the 32 registers). Every lane adds exactly what the AVX2 kernel adds, in the
+// same order (even taps, odd taps, then their sum), with the same fused multiply-adds, so the
+// bits are the AVX2 kernel's.
 #include "pcmmix_kernels.h"
 
 #if defined(__x86_64__) || defined(__i386__)
@@ -12,12 +12,12 @@
 
 #define PCMMIX_TARGET512 __attribute__((target("avx512f,avx2,fma")))
 
-// `n` planes (1, 2, 4 or 8: one, two or four groups of one table, one or two channels each)
+// `n` planes (1 to 14: up to seven groups of one table, one or two channels each)
 // against one table, into `n` sets of sixteen lanes. Inlined with `n` constant, so the 2n
 // accumulators live in registers (AVX-512 has 32): each row load serves all n planes.
 PCMMIX_TARGET512 static inline __attribute__((always_inline)) void
 planes512(const float *table, long width, const float *const *p, float *const *l, const int n) {
-  __m512 e[8], o[8];
+  __m512 e[14], o[14];
   for (int k = 0; k < n; k++) e[k] = o[k] = _mm512_setzero_ps();
   long m = 0;
   for (; m + 2 <= width; m += 2) {
@@ -44,16 +44,6 @@ PCMMIX_TARGET512 static void pair512(const float *table, long width, const float
   planes512(table, width, p, l, 2);
 }
 
-PCMMIX_TARGET512 static void quad512(const float *table, long width, const float *const p[4],
-                                     float *const l[4]) {
-  planes512(table, width, p, l, 4);
-}
-
-PCMMIX_TARGET512 static void oct512(const float *table, long width, const float *const p[8],
-                                    float *const l[8]) {
-  planes512(table, width, p, l, 8);
-}
-
 // Lanes first ..< first + count of one channel's sixteen into interleaved `out`.
 static inline void scatter(const float *lanes, float *out, long channels, long c, long first,
                            long count) {
@@ -76,69 +66,90 @@ PCMMIX_TARGET512 void pcmmix_group16_512(const float *table, long width, const f
   }
 }
 
-PCMMIX_TARGET512 void pcmmix_group16x2_512(const float *table, long width, const float *a,
-                                           const float *b, float *outa, float *outb) {
-  pair512(table, width, a, b, outa, outb);
-}
-
-PCMMIX_TARGET512 void pcmmix_group16_twin_512(const float *table, long width, const float *x,
-                                              const float *y, long stride, long channels,
-                                              float *outx, float *outy) {
-  float lanes[4][16];
-  long c = 0;
-  for (; c + 2 <= channels; c += 2) {
-    const float *p[4] = {x + c * stride, x + (c + 1) * stride, y + c * stride,
-                         y + (c + 1) * stride};
-    float *l[4] = {lanes[0], lanes[1], lanes[2], lanes[3]};
-    quad512(table, width, p, l);
-    scatter(lanes[0], outx, channels, c, 0, 16);
-    scatter(lanes[1], outx, channels, c + 1, 0, 16);
-    scatter(lanes[2], outy, channels, c, 0, 16);
-    scatter(lanes[3], outy, channels, c + 1, 0, 16);
-  }
-  if (c < channels) {
-    pair512(table, width, x + c * stride, y + c * stride, lanes[0], lanes[1]);
-    scatter(lanes[0], outx, channels, c, 0, 16);
-    scatter(lanes[1], outy, channels, c, 0, 16);
-  }
-}
-
-PCMMIX_TARGET512 void pcmmix_group16_four_512(const float *table, long width, const float *x,
-                                              long advance, long stride, long channels,
-                                              float *out, long out_advance) {
+// `m` groups of one table (1 to 7 for mono, else 1 to 6), planes from x + k * advance, into
+// out[k], every channel. Mono writes its lanes in place (a group's sixteen outputs are
+// contiguous); more channels go through `lanes` in pairs, up to twelve planes (24 accumulators)
+// per pass.
+PCMMIX_TARGET512 static inline __attribute__((always_inline)) void
+groups512(const float *table, long width, const float *x, long advance, long stride,
+          long channels, float *const *out, const int m) {
+  const float *p[14];
+  float *l[14];
   if (channels == 1) {
-    // Mono writes its lanes in place: a group's sixteen outputs are contiguous.
-    const float *p[4] = {x, x + advance, x + 2 * advance, x + 3 * advance};
-    float *l[4] = {out, out + out_advance, out + 2 * out_advance, out + 3 * out_advance};
-    quad512(table, width, p, l);
+    for (int k = 0; k < m; k++) p[k] = x + k * advance;
+    planes512(table, width, p, out, m);
     return;
   }
-  float lanes[8][16];
+  float lanes[12][16];
   long c = 0;
   for (; c + 2 <= channels; c += 2) {
-    const float *p[8];
-    float *l[8];
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < m; k++) {
       p[2 * k] = x + k * advance + c * stride;
       p[2 * k + 1] = x + k * advance + (c + 1) * stride;
       l[2 * k] = lanes[2 * k];
       l[2 * k + 1] = lanes[2 * k + 1];
     }
-    oct512(table, width, p, l);
-    for (int k = 0; k < 4; k++) {
-      scatter(lanes[2 * k], out + k * out_advance, channels, c, 0, 16);
-      scatter(lanes[2 * k + 1], out + k * out_advance, channels, c + 1, 0, 16);
+    planes512(table, width, p, l, 2 * m);
+    for (int k = 0; k < m; k++) {
+      scatter(lanes[2 * k], out[k], channels, c, 0, 16);
+      scatter(lanes[2 * k + 1], out[k], channels, c + 1, 0, 16);
     }
   }
   if (c < channels) {
-    const float *p[4];
-    float *l[4];
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < m; k++) {
       p[k] = x + k * advance + c * stride;
       l[k] = lanes[k];
     }
-    quad512(table, width, p, l);
-    for (int k = 0; k < 4; k++) scatter(lanes[k], out + k * out_advance, channels, c, 0, 16);
+    planes512(table, width, p, l, m);
+    for (int k = 0; k < m; k++) scatter(lanes[k], out[k], channels, c, 0, 16);
+  }
+}
+
+// One function per group count, each with its own registers: inlined into one switch, the
+// seven loops made the compiler spill their input pointers and reload them on every row.
+#define PCMMIX_GROUPS(m)                                                                          \
+  PCMMIX_TARGET512 static __attribute__((noinline)) void mono_or_pairs##m(                        \
+      const float *table, long width, const float *x, long advance, long stride, long channels, \
+      float *const *out) {                                                                        \
+    groups512(table, width, x, advance, stride, channels, out, m);                               \
+  }
+PCMMIX_GROUPS(1)
+PCMMIX_GROUPS(2)
+PCMMIX_GROUPS(3)
+PCMMIX_GROUPS(4)
+PCMMIX_GROUPS(5)
+PCMMIX_GROUPS(6)
+PCMMIX_GROUPS(7)
+
+PCMMIX_TARGET512 void pcmmix_group16_run_512(const float *table, long width, const float *x,
+                                             long advance, long stride, long channels,
+                                             float *out, long out_advance, long count,
+                                             float *first_out, float *last_out) {
+  // As many groups per pass as the registers hold, split evenly: fewer groups than four run on
+  // too few accumulator chains to hide the multiply-adds' latency.
+  const long most = channels == 1 ? 7 : 6;
+  const long passes = (count + most - 1) / most;
+  long k = 0;
+  for (long pass = 0; pass < passes; pass++) {
+    const int m = (int)((count - k) / (passes - pass));
+    float *o[7];
+    for (int i = 0; i < m; i++) {
+      long g = k + i;
+      o[i] = g == 0 && first_out ? first_out
+             : g == count - 1 && last_out ? last_out
+                                          : out + g * out_advance;
+    }
+    const float *xk = x + k * advance;
+    switch (m) {
+    case 7: mono_or_pairs7(table, width, xk, advance, stride, channels, o); break;
+    case 6: mono_or_pairs6(table, width, xk, advance, stride, channels, o); break;
+    case 5: mono_or_pairs5(table, width, xk, advance, stride, channels, o); break;
+    case 4: mono_or_pairs4(table, width, xk, advance, stride, channels, o); break;
+    case 3: mono_or_pairs3(table, width, xk, advance, stride, channels, o); break;
+    case 2: mono_or_pairs2(table, width, xk, advance, stride, channels, o); break;
+    default: mono_or_pairs1(table, width, xk, advance, stride, channels, o); break;
+    }
+    k += m;
   }
 }
 

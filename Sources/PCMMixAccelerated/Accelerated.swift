@@ -23,18 +23,15 @@ public enum AcceleratedKernels {
 
   /// The resampler's kernels, or `nil` when this CPU cannot run them.
   /// Where the CPU has AVX-512F (and the OS saves its registers), the sixteen-output group
-  /// functions use 512-bit registers and compute two groups of one table in one pass; they give
-  /// the AVX2 functions' bits (`AcceleratedTests` checks), so only the speed differs.
+  /// functions use 512-bit registers and compute up to seven groups of one table in one pass;
+  /// they give the AVX2 functions' bits (`AcceleratedTests` checks), so only the speed differs.
   @_spi(Backends) public static let kernel: PolyphaseResampler.DotKernel? = {
     #if arch(x86_64) || arch(i386)
       guard var k = avx2Kernel else { return nil }
       guard pcmmix_avx512_available() != 0 else { return k }
       k.group = { t, w, x, s, c, out, first, n in pcmmix_group16_512(t, w, x, s, c, out, first, n) }
-      k.groupPair = { t, w, a, b, outa, outb in pcmmix_group16x2_512(t, w, a, b, outa, outb) }
-      k.groupQuad = { t, w, x, a, s, c, out, oa in
-        pcmmix_group16_four_512(t, w, x, a, s, c, out, oa)
-      }
-      k.groupTwin = { t, w, x, y, s, c, ox, oy in pcmmix_group16_twin_512(t, w, x, y, s, c, ox, oy)
+      k.groupRun = { t, w, x, a, s, c, out, oa, n, first, last in
+        pcmmix_group16_run_512(t, w, x, a, s, c, out, oa, n, first, last)
       }
       return k
     #else
@@ -43,7 +40,7 @@ public enum AcceleratedKernels {
   }()
 
   /// Whether ``kernel``'s group functions use AVX-512F.
-  public static var usesAVX512: Bool { kernel?.groupQuad != nil }
+  public static var usesAVX512: Bool { kernel?.groupRun != nil }
 
   /// The kernels with AVX2 group functions only, whatever the CPU (for comparing the two).
   @_spi(Backends) public static let avx2Kernel: PolyphaseResampler.DotKernel? = {

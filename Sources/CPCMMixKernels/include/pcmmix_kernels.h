@@ -50,23 +50,14 @@ void pcmmix_group16x2(const float *table, long width, const float *a, const floa
 void pcmmix_group16_512(const float *table, long width, const float *x, long stride,
                         long channels, float *out, long first, long count);
 
-/// pcmmix_group16x2 with 512-bit registers: the same bits.
-void pcmmix_group16x2_512(const float *table, long width, const float *a, const float *b,
-                          float *outa, float *outb);
-
-/// Two whole groups that share `table` (a table cycle apart), every channel: the sixteen lanes of
-/// the group whose planes start at `x + c * stride` into `outx`, of the one at `y + c * stride`
-/// into `outy`, both interleaved as pcmmix_group16 writes them, with the same bits as two
-/// pcmmix_group16 calls. Each row load serves four planes.
-void pcmmix_group16_twin_512(const float *table, long width, const float *x, const float *y,
-                             long stride, long channels, float *outx, float *outy);
-
-/// Four whole groups that share `table`, starting `advance` samples apart, every channel: the
-/// sixteen lanes of group k (planes from `x + k * advance + c * stride`) into
-/// `out + k * out_advance`, interleaved as pcmmix_group16 writes them, with the same bits as four
-/// pcmmix_group16 calls. Each row load serves four groups.
-void pcmmix_group16_four_512(const float *table, long width, const float *x, long advance,
-                             long stride, long channels, float *out, long out_advance);
+/// `count` whole groups that share `table`, starting `advance` samples apart (a table cycle),
+/// every channel: the sixteen lanes of group k (planes from `x + k * advance + c * stride`) into
+/// `out + k * out_advance`, except group 0 into `first_out` and group count - 1 into `last_out`
+/// where those are not NULL, interleaved as pcmmix_group16 writes them, with the same bits as
+/// `count` pcmmix_group16 calls. Up to seven groups share each row load.
+void pcmmix_group16_run_512(const float *table, long width, const float *x, long advance,
+                            long stride, long channels, float *out, long out_advance, long count,
+                            float *first_out, float *last_out);
 
 /// Float32 samples to int16 by PCMMix's rule (x * 32768 rounded to nearest with ties toward
 /// zero, clamped; NaN to 0): the same bits as `PCMEncoder.int16` in Swift, sixteen at a time.

@@ -30,23 +30,17 @@ extension PolyphaseResampler {
         UnsafePointer<Float>, Int, UnsafePointer<Float>, UnsafePointer<Float>,
         UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>
       ) -> Void
-    /// Two whole groups that share a table, every channel: `(table, width, x, y, stride,
-    /// channels, outX, outY)` computes what ``Group`` computes for all sixteen lanes of the group
-    /// whose planes start at `x` (into `outX`) and of the one at `y` (into `outY`), with the same
-    /// bits as two ``Group`` calls; one coefficient load serves both.
-    public typealias GroupTwin =
-      @convention(c) (
-        UnsafePointer<Float>, Int, UnsafePointer<Float>, UnsafePointer<Float>, Int, Int,
-        UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>
-      ) -> Void
-    /// Four whole groups that share a table, every channel: `(table, width, x, advance, stride,
-    /// channels, out, outAdvance)` computes what ``Group`` computes for all sixteen lanes of the
-    /// group whose planes start at `x + k·advance` into `out + k·outAdvance`, for `k` in 0 ..< 4,
-    /// with the same bits as four ``Group`` calls.
-    public typealias GroupQuad =
+    /// Whole groups that share a table, every channel: `(table, width, x, advance, stride,
+    /// channels, out, outAdvance, count, firstOut, lastOut)` computes what ``Group`` computes for
+    /// all sixteen lanes of the group whose planes start at `x + k·advance`, for `k` in
+    /// 0 ..< `count`, into `out + k·outAdvance`, except group 0 into `firstOut` and group
+    /// `count - 1` into `lastOut` where those are given, with the same bits as `count` ``Group``
+    /// calls; several groups share each coefficient load.
+    public typealias GroupRun =
       @convention(c) (
         UnsafePointer<Float>, Int, UnsafePointer<Float>, Int, Int, Int,
-        UnsafeMutablePointer<Float>, Int
+        UnsafeMutablePointer<Float>, Int, Int, UnsafeMutablePointer<Float>?,
+        UnsafeMutablePointer<Float>?
       ) -> Void
     /// The row blended between `h0` and `h1` by `t` dotted with `x` (``VariableRatioResampler``).
     public typealias LerpDot =
@@ -69,10 +63,8 @@ extension PolyphaseResampler {
     public var group: Group?
     /// The paired kernel for mono, if any (used only with ``group``).
     public var groupPair: GroupPair?
-    /// Two groups a table cycle apart in one pass, if any (used only with ``group``).
-    public var groupTwin: GroupTwin?
-    /// Four groups a table cycle apart in one pass, if any (used only with ``group``).
-    public var groupQuad: GroupQuad?
+    /// Runs of groups a table cycle apart, several per pass, if any (used only with ``group``).
+    public var groupRun: GroupRun?
     /// Blended-row dot products for ``VariableRatioResampler``, if any.
     public var lerpDot: LerpDot?
     /// ``lerpDot`` for two channels at once, if any.
@@ -81,7 +73,7 @@ extension PolyphaseResampler {
     /// A kernel set from C function pointers; the optional ones fall back to the Swift path.
     public init(
       name: String, dot: Dot, dot2: Dot2, group: Group? = nil, groupPair: GroupPair? = nil,
-      groupTwin: GroupTwin? = nil, groupQuad: GroupQuad? = nil, lerpDot: LerpDot? = nil,
+      groupRun: GroupRun? = nil, lerpDot: LerpDot? = nil,
       lerpDot2: LerpDot2? = nil
     ) {
       self.name = name
@@ -89,8 +81,7 @@ extension PolyphaseResampler {
       self.dot2 = dot2
       self.group = group
       self.groupPair = groupPair
-      self.groupTwin = groupTwin
-      self.groupQuad = groupQuad
+      self.groupRun = groupRun
       self.lerpDot = lerpDot
       self.lerpDot2 = lerpDot2
     }

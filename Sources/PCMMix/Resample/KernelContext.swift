@@ -10,8 +10,7 @@ struct KernelContext {
   let dot2: PolyphaseResampler.DotKernel.Dot2?
   let group: PolyphaseResampler.DotKernel.Group?
   let groupPair: PolyphaseResampler.DotKernel.GroupPair?
-  let groupTwin: PolyphaseResampler.DotKernel.GroupTwin?
-  let groupQuad: PolyphaseResampler.DotKernel.GroupQuad?
+  let groupRun: PolyphaseResampler.DotKernel.GroupRun?
   init(_ bank: PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?, up: Int) {
     coefficients = UnsafePointer(bank.coefficients)
     taps = bank.taps
@@ -22,8 +21,7 @@ struct KernelContext {
     dot2 = bank.accumulatesInDouble ? nil : kernel?.dot2
     group = bank.accumulatesInDouble ? nil : kernel?.group
     groupPair = bank.accumulatesInDouble ? nil : kernel?.groupPair
-    groupTwin = bank.accumulatesInDouble || kernel?.group == nil ? nil : kernel?.groupTwin
-    groupQuad = bank.accumulatesInDouble || kernel?.group == nil ? nil : kernel?.groupQuad
+    groupRun = bank.accumulatesInDouble || kernel?.group == nil ? nil : kernel?.groupRun
   }
 
   /// Sixteen outputs of a group (see ``PolyphaseResampler/DotKernel/group``): the kernel's
@@ -55,23 +53,36 @@ struct KernelContext {
     }
   }
 
-  /// Two whole groups sharing `table`, every channel (see
-  /// ``PolyphaseResampler/DotKernel/groupTwin``): by the kernel's twin function; for mono by its
-  /// paired one (``group16x2(_:_:_:_:_:_:)``) where that adds as single calls would; else as two
-  /// ``group16`` calls.
+  /// `count` whole groups sharing `table`, a table cycle (`advance` samples) apart, every
+  /// channel, into `out + k·outAdvance` except group 0 into `first` and the last into `last`
+  /// where given (see ``PolyphaseResampler/DotKernel/groupRun``): by the kernel's run function;
+  /// else two at a time, for mono by the paired function (``group16x2(_:_:_:_:_:_:)``) where that
+  /// adds as single calls would, and one at a time otherwise.
   @inline(__always)
-  func group16Twin(
-    _ table: UnsafePointer<Float>, _ width: Int, _ x: UnsafePointer<Float>,
-    _ y: UnsafePointer<Float>, _ stride: Int, _ channels: Int, _ outX: UnsafeMutablePointer<Float>,
-    _ outY: UnsafeMutablePointer<Float>
+  func groups16(
+    _ table: UnsafePointer<Float>, _ width: Int, _ x: UnsafePointer<Float>, _ advance: Int,
+    _ stride: Int, _ channels: Int, _ out: UnsafeMutablePointer<Float>, _ outAdvance: Int,
+    count: Int, first: UnsafeMutablePointer<Float>?, last: UnsafeMutablePointer<Float>?
   ) {
-    if let groupTwin {
-      groupTwin(table, width, x, y, stride, channels, outX, outY)
-    } else if channels == 1 && pairsMatchSingles {
-      group16x2(table, width, x, y, outX, outY)
-    } else {
-      group16(table, width, x, stride, channels, outX, 0, GroupTables.lanes)
-      group16(table, width, y, stride, channels, outY, 0, GroupTables.lanes)
+    if let groupRun {
+      groupRun(table, width, x, advance, stride, channels, out, outAdvance, count, first, last)
+      return
+    }
+    func output(_ k: Int) -> UnsafeMutablePointer<Float> {
+      if k == 0, let first { return first }
+      if k == count - 1, let last { return last }
+      return out + k * outAdvance
+    }
+    var k = 0
+    if channels == 1 && pairsMatchSingles {
+      while k + 1 < count {
+        group16x2(table, width, x + k * advance, x + (k + 1) * advance, output(k), output(k + 1))
+        k += 2
+      }
+    }
+    while k < count {
+      group16(table, width, x + k * advance, stride, channels, output(k), 0, GroupTables.lanes)
+      k += 1
     }
   }
 

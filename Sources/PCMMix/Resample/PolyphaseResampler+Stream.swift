@@ -85,22 +85,22 @@ extension PolyphaseResampler {
 
 extension PolyphaseResampler._Shape {
 
-  /// Step 1, grouped: sixteen outputs at a time while their windows are complete. At every group
-  /// boundary, the groups that are ready go table by table, two or four of one table at a time
-  /// where the kernel can (`_tableMajorGroups`); then one group, or what is left of it, alone.
+  /// Step 1, grouped: sixteen outputs at a time while their windows are complete. What is ready
+  /// goes table by table, several groups of one table at a time where the kernel can
+  /// (`_tableMajorGroups`, which also takes the part-written groups at both ends); when too
+  /// little is ready for that, one group, or what is ready of it, alone.
   @inline(__always)
   func writeGroups(
     _ groups: GroupTables, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
     _ out: UnsafeMutablePointer<Float>, _ room: Int, _ loop: inout PolyphaseResampler._Loop
   ) {
     let lanes = GroupTables.lanes
+    let scratch = base + stride * channels
     while loop.produced < room {
-      if loop.group.lane == 0 {
-        loop.produced += _tableMajorGroups(
-          groups, context, base, stride, channels, count: loop.count,
-          out + loop.produced * channels, room: room - loop.produced, &loop.group)
-        if loop.produced == room { break }
-      }
+      loop.produced += _tableMajorGroups(
+        groups, context, base, stride, channels, taps: taps, count: loop.count,
+        out + loop.produced * channels, room: room - loop.produced, scratch: scratch, &loop.group)
+      if loop.produced == room { break }
       let offsets = groups.offsets + loop.group.table * (lanes + 1)
       let most = min(lanes - loop.group.lane, room - loop.produced)
       var n = 0
@@ -215,22 +215,29 @@ struct GroupCursor {
   }
 }
 
-/// From a group boundary: every whole group that is complete and fits in `room`, computed table
-/// by table (all the groups of table 0, then of table 1, ...) when some table has two or more of
-/// them, so that each table is read from the cache once per call instead of once per cycle (the
+/// Every output whose window is complete and that fits in `room`, computed table by table (all
+/// the groups of table 0, then of table 1, ...) when some table has two or more whole groups
+/// ready, so that each table is read from the cache once per call instead of once per cycle (the
 /// tables together can outgrow the L1 cache: 127 KB for 44.1 → 48 kHz; one alone does not), and
-/// a kernel that computes two or four groups of one table in a pass can. Each group gets exactly
-/// what the in-order loop would compute. Returns the frames written (0 when no table has two
-/// groups ready); moves `group` past them.
+/// a kernel that computes several groups of one table in a pass can.
+///
+/// The run may start inside a group (`group.lane` lanes of it written by the call before) and end
+/// inside one (the lanes whose windows are complete). Those two are computed whole with the
+/// others of their table, into `scratch` (two groups of every channel), and only their lanes
+/// that are due are copied out; so a call's edges cost no lone group, which the kernels compute
+/// on fewer accumulator chains and so at a fraction of the speed. Each output gets exactly what
+/// the in-order loop would compute. Returns the frames written (0 when no table has two whole
+/// groups ready, for the in-order loop); moves `group` past them.
 func _tableMajorGroups(
   _ groups: GroupTables, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
-  _ stride: Int, _ channels: Int, count: Int, _ out: UnsafeMutablePointer<Float>, room: Int,
-  _ group: inout GroupCursor
+  _ stride: Int, _ channels: Int, taps: Int, count: Int, _ out: UnsafeMutablePointer<Float>,
+  room: Int, scratch: UnsafeMutablePointer<Float>, _ group: inout GroupCursor
 ) -> Int {
   let lanes = GroupTables.lanes
   let cycle = groups.count
   let advance = groups.cycleAdvance
-  let most = room / lanes
+  let skip = group.lane
+  let most = (room + skip) / lanes
   func step(_ start: inout Int, _ table: inout Int) {
     start += Int(groups.offsets[table * (lanes + 1) + lanes])
     table = Int(groups.next[table])
@@ -248,38 +255,31 @@ func _tableMajorGroups(
     step(&next, &nextTable)
     partial += 1
   }
-  guard full * cycle + partial > cycle else { return 0 }
+  let whole = full * cycle + partial
+  guard whole > cycle else { return 0 }
+  // Then the lanes of the group after them whose windows are complete, where room remains.
+  let written = whole * lanes - skip
+  let nextOffsets = groups.offsets + nextTable * (lanes + 1)
+  var tail = 0
+  while tail < min(lanes - 1, room - written) && next + Int(nextOffsets[tail]) + taps <= count {
+    tail += 1
+  }
+  let (head, end) = (scratch, scratch + lanes * channels)
   var (start, t) = (group.start, group.table)
   for i in 0..<cycle {
-    let coefficients = groups.tables + t * groups.width * lanes
-    let n = full + (i < partial ? 1 : 0)
-    let first = out + i * lanes * channels
-    let outAdvance = cycle * lanes * channels
-    // Four or two groups at a time where the kernel computes that many of one table in one
-    // pass.
-    var c = 0
-    if let quad = context.groupQuad {
-      while c + 3 < n {
-        quad(
-          coefficients, groups.width, base + start + c * advance, advance, stride, channels,
-          first + c * outAdvance, outAdvance)
-        c += 4
-      }
-    }
-    while c + 1 < n {
-      context.group16Twin(
-        coefficients, groups.width, base + start + c * advance,
-        base + start + (c + 1) * advance, stride, channels, first + c * outAdvance,
-        first + (c + 1) * outAdvance)
-      c += 2
-    }
-    if c < n {
-      context.group16(
-        coefficients, groups.width, base + start + c * advance, stride, channels,
-        first + c * outAdvance, 0, lanes)
+    let n = full + (i < partial ? 1 : 0) + (i == partial && tail > 0 ? 1 : 0)
+    if n > 0 {
+      context.groups16(
+        groups.tables + t * groups.width * lanes, groups.width, base + start, advance, stride,
+        channels, out + (i * lanes - skip) * channels, cycle * lanes * channels, count: n,
+        first: i == 0 && skip > 0 ? head : nil, last: i == partial && tail > 0 ? end : nil)
     }
     step(&start, &t)
   }
-  (group.start, group.table) = (next, nextTable)
-  return (full * cycle + partial) * lanes
+  if skip > 0 {
+    out.update(from: head + skip * channels, count: (lanes - skip) * channels)
+  }
+  (out + written * channels).update(from: end, count: tail * channels)
+  (group.start, group.table, group.lane) = (next, nextTable, tail)
+  return written + tail
 }

@@ -34,7 +34,8 @@ public struct PolyphaseResampler: Resampler {
   /// Floats from one plane to the next: `capacity` and, with groups, a tail of zeros that the
   /// dropped lanes of a group may read.
   let stride: Int
-  /// Channel planes, `stride` floats each.
+  /// Channel planes, `stride` floats each; then, with groups, room for two groups of every
+  /// channel that a call computes whole but writes in part (its first and last).
   var history: [Float]
   /// Valid frames in each plane.
   var count = 0
@@ -155,7 +156,8 @@ public struct PolyphaseResampler: Resampler {
     }
     capacity = bank.taps + down / up + Self.slack + (groups?.width ?? 0)
     stride = capacity + (groups.map { $0.width - bank.taps + Self.zeroTail } ?? 0)
-    history = [Float](repeating: 0, count: stride * channelCount)
+    let scratch = groups == nil ? 0 : 2 * GroupTables.lanes * channelCount
+    history = [Float](repeating: 0, count: stride * channelCount + scratch)
     reset()
   }
 
