@@ -54,7 +54,10 @@ func makeAdopterPipeline(highQuality: Bool) throws -> CapturePipeline {
       PCMFormat(sampleRate: 48_000, channelCount: 2, sampleType: .s16, isInterleaved: false))
     let left = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 480)
     let right = UnsafeMutableBufferPointer<Int16>.allocate(capacity: 480)
-    defer { (left.deallocate(), right.deallocate()) }
+    defer {
+      left.deallocate()
+      right.deallocate()
+    }
     left.initialize(repeating: 4_096)
     right.initialize(repeating: 8_192)
     var pipeline = CapturePipeline()
