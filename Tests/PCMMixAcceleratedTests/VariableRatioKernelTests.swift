@@ -1,0 +1,62 @@
+@_spi(Backends) import PCMMix
+@_spi(Backends) import PCMMixAccelerated
+import PCMMixTestSupport
+import Testing
+
+/// The steerable resampler's blended-row kernels (`lerpDot`, `lerpDot2`: what
+/// `ResamplerFactory.acceleratedVariableRatio` and the clocked pipeline's C-kernel path run) give
+/// the Swift path's output to within Float32 rounding, for one, two and three channels (a pair
+/// and a single), at a steady ratio and while it is steered.
+@Suite struct VariableRatioKernelTests {
+  @Test(
+    .enabled(if: AcceleratedKernels.kernel?.lerpDot2 != nil, "this CPU has no AVX2 + FMA"),
+    arguments: [16000, 44100, 48000, 96000], [1, 2, 3])
+  func matchesTheSwiftPathWithinRounding(rate: Int, channels: Int) {
+    var g = SplitMix64(seed: UInt64(rate + channels))
+    let x = (0..<(rate / 5 * channels)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
+    var plain = VariableRatioResampler(
+      inputRate: rate, outputRate: 48000, channelCount: channels, kernel: nil)
+    var fast = VariableRatioResampler(
+      inputRate: rate, outputRate: 48000, channelCount: channels,
+      kernel: AcceleratedKernels.kernel)
+    let a = Self.run(&plain, x)
+    let b = Self.run(&fast, x)
+    #expect(a.count == b.count)
+    #expect(a.contains { abs($0) > 0.1 })
+    let worst = zip(a, b).map { abs($0 - $1) }.max() ?? .infinity
+    #expect(worst < 1e-5, "largest difference \(worst)")
+  }
+
+  /// 10 ms pieces, the ratio steered by +250 ppm after the first quarter and by −400 ppm after
+  /// the half, then flushed.
+  static func run(_ r: inout VariableRatioResampler, _ x: [Float]) -> [Float] {
+    let ch = r.channelCount
+    let piece = r.inputRate / 100
+    var out: [Float] = []
+    var buffer = [Float](repeating: 0, count: (r.maxOutputFrames(forInputFrames: piece) + 8) * ch)
+    let frames = x.count / ch
+    var at = 0
+    x.withUnsafeBufferPointer { all in
+      buffer.withUnsafeMutableBufferPointer { o in
+        while at < frames {
+          if at >= frames / 4 && at - piece < frames / 4 { _ = r.adjustRatio(by: 250e-6) }
+          if at >= frames / 2 && at - piece < frames / 2 { _ = r.adjustRatio(by: -400e-6) }
+          let n = min(piece, frames - at)
+          var input = UnsafeBufferPointer(rebasing: all[(at * ch)..<((at + n) * ch)])
+          while !input.isEmpty {
+            let (used, made) = r.process(input, into: o)
+            out += o[..<(made * ch)]
+            input = UnsafeBufferPointer(rebasing: input[(used * ch)...])
+          }
+          at += n
+        }
+        while true {
+          let made = r.flush(into: o)
+          if made == 0 { break }
+          out += o[..<(made * ch)]
+        }
+      }
+    }
+    return out
+  }
+}
