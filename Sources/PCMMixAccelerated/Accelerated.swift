@@ -52,8 +52,10 @@ public enum AcceleratedKernels {
         dot2: { h, a, b, n, out in pcmmix_dot2(h, a, b, n, out) },
         group: { t, w, x, s, c, out, first, n in pcmmix_group16(t, w, x, s, c, out, first, n) },
         groupPair: { t, w, a, b, outa, outb in pcmmix_group16x2(t, w, a, b, outa, outb) },
-        lerpDot: { h0, h1, t, x, n in pcmmix_lerp_dot(h0, h1, t, x, n) },
-        lerpDot2: { h0, h1, t, a, b, n, out in pcmmix_lerp_dot2(h0, h1, t, a, b, n, out) })
+        lerpDot: { h0, h1, t, x, n, next in pcmmix_lerp_dot(h0, h1, t, x, n, next) },
+        lerpDot2: { h0, h1, t, a, b, n, out, next in
+          pcmmix_lerp_dot2(h0, h1, t, a, b, n, out, next)
+        })
     #else
       return nil
     #endif

@@ -27,11 +27,15 @@ void pcmmix_dot2(const float *h, const float *a, const float *b, long n, float *
 /// The dot products of the row blended between `h0` and `h1` (`h0 + t * (h1 - h0)`, formed in
 /// registers, never stored) with `a` and with `b`, into out[0] and out[1]: one output frame of a
 /// resampler whose phase falls between two rows of an interpolated table. `n` a multiple of 8.
+/// Unless `next` is NULL, the `2 * n` floats from `next` (the next output's two rows) are
+/// fetched into the cache meanwhile: the rows of a large table are far apart, and waiting on
+/// them cost about a third of the time.
 void pcmmix_lerp_dot2(const float *h0, const float *h1, float t, const float *a, const float *b,
-                      long n, float *out);
+                      long n, float *out, const float *next);
 
 /// The dot product of the row blended between `h0` and `h1` with `x` (see pcmmix_lerp_dot2).
-float pcmmix_lerp_dot(const float *h0, const float *h1, float t, const float *x, long n);
+float pcmmix_lerp_dot(const float *h0, const float *h1, float t, const float *x, long n,
+                      const float *next);
 
 /// Sixteen consecutive outputs of a polyphase filter, each channel's computed as
 /// `lane[i] = sum over m < width of table[m * 16 + i] * plane[m]`, where plane `c` starts at

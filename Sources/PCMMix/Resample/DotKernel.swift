@@ -42,16 +42,20 @@ extension PolyphaseResampler {
         UnsafeMutablePointer<Float>, Int, Int, UnsafeMutablePointer<Float>?,
         UnsafeMutablePointer<Float>?
       ) -> Void
-    /// The row blended between `h0` and `h1` by `t` dotted with `x` (``VariableRatioResampler``).
+    /// The row blended between `h0` and `h1` by `t` dotted with `x` (``VariableRatioResampler``);
+    /// the last argument, when given, is the next output's first row, which the kernel may fetch
+    /// into the cache meanwhile (that row and the one after it).
     public typealias LerpDot =
-      @convention(c) (UnsafePointer<Float>, UnsafePointer<Float>, Float, UnsafePointer<Float>, Int)
-      -> Float
+      @convention(c) (
+        UnsafePointer<Float>, UnsafePointer<Float>, Float, UnsafePointer<Float>, Int,
+        UnsafePointer<Float>?
+      ) -> Float
     /// The row blended between `h0` and `h1` by `t` dotted with `a` and `b`, into `out[0]`,
-    /// `out[1]`.
+    /// `out[1]`; the next output's first row as for ``LerpDot``.
     public typealias LerpDot2 =
       @convention(c) (
         UnsafePointer<Float>, UnsafePointer<Float>, Float, UnsafePointer<Float>,
-        UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>
+        UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>, UnsafePointer<Float>?
       ) -> Void
     /// A name for reports.
     public var name: String

@@ -215,12 +215,14 @@ public struct VariableRatioResampler: Resampler {
         while position + taps <= count && produced < room {
           if let end, Double(origin + position + lead - 1) + fraction >= end { return }
           context.output(
-            fraction, base + position, capacity, channels, row, out + produced * channels)
+            fraction, step, base + position, capacity, channels, row, out + produced * channels)
           produced += 1
           fraction += step
-          let whole = fraction.rounded(.down)
-          position += Int(whole)
-          fraction -= whole
+          // The fraction is never negative, so truncation is its floor (one instruction, where
+          // `rounded(.down)` calls libm's `floor` on baseline x86-64).
+          let whole = Int(fraction)
+          position += whole
+          fraction -= Double(whole)
         }
         if produced == room || consumed == frames { break }
         // Slide what the next window needs to the front of the planes, then take more input.
@@ -268,11 +270,12 @@ struct VariableContext {
   }
 
   /// One output frame at `fraction` past the window at `window` (planes `stride` apart): the two
-  /// rows around the fraction are blended into `row`, then dotted with each channel.
+  /// rows around the fraction are blended into `row`, then dotted with each channel. The C
+  /// kernels are also handed the rows of the output `step` later, to fetch meanwhile.
   @inline(__always)
   func output(
-    _ fraction: Double, _ window: UnsafeMutablePointer<Float>, _ stride: Int, _ channels: Int,
-    _ row: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>
+    _ fraction: Double, _ step: Double, _ window: UnsafeMutablePointer<Float>, _ stride: Int,
+    _ channels: Int, _ row: UnsafeMutablePointer<Float>, _ out: UnsafeMutablePointer<Float>
   ) {
     let scaled = fraction * steps
     let index = Int(scaled)
@@ -288,15 +291,19 @@ struct VariableContext {
       return
     }
     if let lerpDot2, let lerpDot {
-      // The kernel blends in registers as it goes.
+      // The kernel blends in registers as it goes; the first call fetches the next rows.
+      var ahead = fraction + step
+      ahead -= Double(Int(ahead))
+      var next: UnsafePointer<Float>? = coefficients + Int(ahead * steps) * taps
       var c = 0
       while c + 2 <= channels {
         let x = UnsafePointer(window + c * stride)
-        lerpDot2(h0, h1, Float(t), x, x + stride, taps, out + c)
+        lerpDot2(h0, h1, Float(t), x, x + stride, taps, out + c, next)
+        next = nil
         c += 2
       }
       if c < channels {
-        out[c] = lerpDot(h0, h1, Float(t), UnsafePointer(window + c * stride), taps)
+        out[c] = lerpDot(h0, h1, Float(t), UnsafePointer(window + c * stride), taps, next)
       }
       return
     }
