@@ -125,20 +125,18 @@ PCMMIX_TARGET512 void pcmmix_group16_run_512(const float *table, long width, con
                                              long advance, long stride, long channels,
                                              float *out, long out_advance, long count,
                                              float *first_out, float *last_out) {
-  // As many groups per pass as the registers hold, split evenly: fewer groups than four run on
-  // too few accumulator chains to hide the multiply-adds' latency.
+  // As many groups per pass as the registers hold; what is left between one and two passes'
+  // worth is split in halves (fewer groups than four run on too few accumulator chains to hide
+  // the multiply-adds' latency). No division: this runs a few times per call.
   const long most = channels == 1 ? 7 : 6;
-  const long passes = (count + most - 1) / most;
   long k = 0;
-  for (long pass = 0; pass < passes; pass++) {
-    const int m = (int)((count - k) / (passes - pass));
+  while (k < count) {
+    const long left = count - k;
+    const int m = (int)(left <= most ? left : left < 2 * most ? (left + 1) / 2 : most);
     float *o[7];
-    for (int i = 0; i < m; i++) {
-      long g = k + i;
-      o[i] = g == 0 && first_out ? first_out
-             : g == count - 1 && last_out ? last_out
-                                          : out + g * out_advance;
-    }
+    for (int i = 0; i < m; i++) o[i] = out + (k + i) * out_advance;
+    if (k == 0 && first_out) o[0] = first_out;
+    if (k + m == count && last_out) o[m - 1] = last_out;
     const float *xk = x + k * advance;
     switch (m) {
     case 7: mono_or_pairs7(table, width, xk, advance, stride, channels, o); break;

@@ -91,3 +91,26 @@ final class GroupTables: @unchecked Sendable {
     tableOfPhase.deallocate()
   }
 }
+
+/// What the streaming loop reads of ``GroupTables``: its pointers and shape, copied once per call,
+/// so that the loop holds no class reference (which it would retain and release on every turn).
+/// Valid while the tables are alive: the resampler that owns them is borrowed for the call.
+struct GroupView {
+  /// ``GroupTables/width``.
+  let width: Int
+  /// ``GroupTables/tables``.
+  let tables: UnsafeMutablePointer<Float>
+  /// ``GroupTables/offsets``.
+  let offsets: UnsafeMutablePointer<Int32>
+  /// ``GroupTables/next``.
+  let next: UnsafeMutablePointer<Int32>
+  /// ``GroupTables/count``.
+  let count: Int
+  /// ``GroupTables/cycleAdvance``.
+  let cycleAdvance: Int
+
+  init(_ groups: GroupTables) {
+    (width, tables, offsets, next) = (groups.width, groups.tables, groups.offsets, groups.next)
+    (count, cycleAdvance) = (groups.count, groups.cycleAdvance)
+  }
+}

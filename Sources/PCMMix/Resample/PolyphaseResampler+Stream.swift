@@ -54,6 +54,7 @@ extension PolyphaseResampler {
       taps: bank!.taps, channels: channelCount, stride: stride, capacity: capacity, up: up,
       down: down)
     let groups = self.groups
+    let view = groups.map(GroupView.init)
     var loop = _Loop(
       count: count, position: position, phase: phase,
       group: GroupCursor(
@@ -63,8 +64,8 @@ extension PolyphaseResampler {
       guard let out = output.baseAddress else { return }
       while true {
         // 1. Write.
-        if let groups {
-          shape.writeGroups(groups, context, base, out, room, &loop)
+        if let view {
+          shape.writeGroups(view, context, base, out, room, &loop)
         } else {
           shape.writeSingles(context, base, out, room, &loop)
         }
@@ -91,7 +92,7 @@ extension PolyphaseResampler._Shape {
   /// little is ready for that, one group, or what is ready of it, alone.
   @inline(__always)
   func writeGroups(
-    _ groups: GroupTables, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
+    _ groups: GroupView, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
     _ out: UnsafeMutablePointer<Float>, _ room: Int, _ loop: inout PolyphaseResampler._Loop
   ) {
     let lanes = GroupTables.lanes
@@ -199,7 +200,7 @@ struct GroupCursor {
 
   /// Moves past `n` outputs.
   @inline(__always)
-  mutating func advance(_ n: Int, _ groups: GroupTables) {
+  mutating func advance(_ n: Int, _ groups: GroupView) {
     lane += n
     if lane == GroupTables.lanes {
       start += Int(groups.offsets[table * (GroupTables.lanes + 1) + lane])
@@ -229,7 +230,7 @@ struct GroupCursor {
 /// the in-order loop would compute. Returns the frames written (0 when no table has two whole
 /// groups ready, for the in-order loop); moves `group` past them.
 func _tableMajorGroups(
-  _ groups: GroupTables, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
+  _ groups: GroupView, _ context: KernelContext, _ base: UnsafeMutablePointer<Float>,
   _ stride: Int, _ channels: Int, taps: Int, count: Int, _ out: UnsafeMutablePointer<Float>,
   room: Int, scratch: UnsafeMutablePointer<Float>, _ group: inout GroupCursor
 ) -> Int {
