@@ -109,6 +109,46 @@ PCMMIX_TARGET float pcmmix_lerp_dot(const float *h0, const float *h1, float t, c
   return hsum(_mm256_add_ps(s0, s1));
 }
 
+// Compiled for the baseline target (no FMA to contract into), so its Double arithmetic is
+// exactly the Swift loop's.
+long pcmmix_lerp_run(const float *table, long taps, double steps, double step, const float *base,
+                     long stride, long channels, long count, long room, float *out,
+                     long *position, double *fraction, int has_end, long time_offset, double end,
+                     int *stopped) {
+  long pos = *position, produced = 0;
+  double frac = *fraction;
+  *stopped = 0;
+  while (pos + taps <= count && produced < room) {
+    if (has_end && (double)(time_offset + pos) + frac >= end) {
+      *stopped = 1;
+      break;
+    }
+    const double scaled = frac * steps;
+    const long index = (long)scaled;
+    const float t = (float)(scaled - (double)index);
+    const float *h0 = table + index * taps;
+    double ahead = frac + step;
+    ahead -= (double)(long)ahead;
+    const float *next = table + (long)(ahead * steps) * taps;
+    const float *w = base + pos;
+    float *o = out + produced * channels;
+    long c = 0;
+    for (; c + 2 <= channels; c += 2) {
+      pcmmix_lerp_dot2(h0, h0 + taps, t, w + c * stride, w + (c + 1) * stride, taps, o + c, next);
+      next = 0;
+    }
+    if (c < channels) o[c] = pcmmix_lerp_dot(h0, h0 + taps, t, w + c * stride, taps, next);
+    produced++;
+    frac += step;
+    const long whole = (long)frac;
+    pos += whole;
+    frac -= (double)whole;
+  }
+  *position = pos;
+  *fraction = frac;
+  return produced;
+}
+
 // Sixteen consecutive outputs at once (see pcmmix_group16 in the header). Each tap m broadcasts one
 // input sample per channel against a row of 16 coefficients, one per output, so no horizontal
 // sums are needed and each row load serves both channels of a pair. Even and odd taps go to

@@ -55,6 +55,10 @@ public enum AcceleratedKernels {
         lerpDot: { h0, h1, t, x, n, next in pcmmix_lerp_dot(h0, h1, t, x, n, next) },
         lerpDot2: { h0, h1, t, a, b, n, out, next in
           pcmmix_lerp_dot2(h0, h1, t, a, b, n, out, next)
+        },
+        lerpRun: { h, taps, steps, step, x, s, c, count, room, out, p, f, hasEnd, at, end, stop in
+          pcmmix_lerp_run(
+            h, taps, steps, step, x, s, c, count, room, out, p, f, hasEnd, at, end, stop)
         })
     #else
       return nil

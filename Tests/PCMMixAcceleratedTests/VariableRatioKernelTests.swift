@@ -3,10 +3,10 @@
 import PCMMixTestSupport
 import Testing
 
-/// The steerable resampler's blended-row kernels (`lerpDot`, `lerpDot2`: what
-/// `ResamplerFactory.acceleratedVariableRatio` and the clocked pipeline's C-kernel path run) give
-/// the Swift path's output to within Float32 rounding, for one, two and three channels (a pair
-/// and a single), at a steady ratio and while it is steered.
+/// The steerable resampler's blended-row kernels (`lerpDot`, `lerpDot2`, and `lerpRun`, the loop
+/// around them: what `ResamplerFactory.acceleratedVariableRatio` and the clocked pipeline's
+/// C-kernel path run) give the Swift path's output to within Float32 rounding, for one, two and
+/// three channels (a pair and a single), at a steady ratio and while it is steered.
 @Suite struct VariableRatioKernelTests {
   @Test(
     .enabled(if: AcceleratedKernels.kernel?.lerpDot2 != nil, "this CPU has no AVX2 + FMA"),
@@ -25,6 +25,30 @@ import Testing
     #expect(a.contains { abs($0) > 0.1 })
     let worst = zip(a, b).map { abs($0 - $1) }.max() ?? .infinity
     #expect(worst < 1e-5, "largest difference \(worst)")
+  }
+
+  /// The kernel's output loop (`lerpRun`) gives exactly what the Swift loop around the same
+  /// kernels gives, frame for frame and bit for bit, through steering and the flush (whose end
+  /// time stops it).
+  @Test(
+    .enabled(if: AcceleratedKernels.kernel?.lerpRun != nil, "this CPU has no AVX2 + FMA"),
+    arguments: [16000, 44100, 96000], [1, 2, 3])
+  func theKernelsLoopGivesTheSwiftLoopsBits(rate: Int, channels: Int) {
+    var g = SplitMix64(seed: UInt64(rate * 3 + channels))
+    let x = (0..<(rate / 5 * channels)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
+    var noLoop = AcceleratedKernels.kernel!
+    noLoop.lerpRun = nil
+    var looped = VariableRatioResampler(
+      inputRate: rate, outputRate: 48000, channelCount: channels,
+      kernel: AcceleratedKernels.kernel)
+    var framed = VariableRatioResampler(
+      inputRate: rate, outputRate: 48000, channelCount: channels, kernel: noLoop)
+    let a = Self.run(&looped, x)
+    let b = Self.run(&framed, x)
+    #expect(a.count == b.count && a.count > rate / 10)
+    let first = zip(a, b).enumerated().first { $0.element.0.bitPattern != $0.element.1.bitPattern }
+    #expect(first == nil, "first difference at sample \(first?.offset ?? -1)")
+    #expect(looped.nextOutputTime == framed.nextOutputTime)
   }
 
   /// 10 ms pieces, the ratio steered by +250 ppm after the first quarter and by −400 ppm after

@@ -37,6 +37,19 @@ void pcmmix_lerp_dot2(const float *h0, const float *h1, float t, const float *a,
 float pcmmix_lerp_dot(const float *h0, const float *h1, float t, const float *x, long n,
                       const float *next);
 
+/// A steerable resampler's output loop: while the window at `*position` (`taps` floats of each
+/// channel plane, planes `stride` apart from `base`) is complete within `count`, fewer than `room`
+/// frames are written and, when `has_end`, the output's input time `(time_offset + *position) +
+/// *fraction` is before `end`, writes one frame to `out` (interleaved) from the two rows of the
+/// interpolated `table` (`steps` rows per input sample) around `*fraction`, by pcmmix_lerp_dot2
+/// and pcmmix_lerp_dot, then advances `*fraction` by `step`, its whole part into `*position`.
+/// The same Double arithmetic as VariableRatioResampler's Swift loop, so the same outputs and
+/// positions. Returns the frames written; sets `*stopped` when `end` stopped it.
+long pcmmix_lerp_run(const float *table, long taps, double steps, double step, const float *base,
+                     long stride, long channels, long count, long room, float *out,
+                     long *position, double *fraction, int has_end, long time_offset, double end,
+                     int *stopped);
+
 /// Sixteen consecutive outputs of a polyphase filter, each channel's computed as
 /// `lane[i] = sum over m < width of table[m * 16 + i] * plane[m]`, where plane `c` starts at
 /// `x + c * stride`. Lanes `first ..< first + count` go to `out`, interleaved

@@ -57,6 +57,18 @@ extension PolyphaseResampler {
         UnsafePointer<Float>, UnsafePointer<Float>, Float, UnsafePointer<Float>,
         UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>, UnsafePointer<Float>?
       ) -> Void
+    /// A steerable resampler's whole output loop (``VariableRatioResampler``): `(table, taps,
+    /// steps, step, base, stride, channels, count, room, out, position, fraction, hasEnd,
+    /// timeOffset, end, stopped)` writes frames while their windows are complete, there is room
+    /// and (with `hasEnd`) their time is before `end`, with the same Double arithmetic as the
+    /// Swift loop, so the same outputs and positions as calling ``lerpDot2`` and ``lerpDot``
+    /// frame by frame; returns the frames written and sets `stopped` when `end` stopped it.
+    public typealias LerpRun =
+      @convention(c) (
+        UnsafePointer<Float>, Int, Double, Double, UnsafePointer<Float>, Int, Int, Int, Int,
+        UnsafeMutablePointer<Float>, UnsafeMutablePointer<Int>, UnsafeMutablePointer<Double>,
+        Int32, Int, Double, UnsafeMutablePointer<Int32>
+      ) -> Int
     /// A name for reports.
     public var name: String
     /// `h · x`, the fixed-ratio path's mono dot product.
@@ -73,12 +85,14 @@ extension PolyphaseResampler {
     public var lerpDot: LerpDot?
     /// ``lerpDot`` for two channels at once, if any.
     public var lerpDot2: LerpDot2?
+    /// The output loop around ``lerpDot2`` and ``lerpDot``, if any (used only with both).
+    public var lerpRun: LerpRun?
 
     /// A kernel set from C function pointers; the optional ones fall back to the Swift path.
     public init(
       name: String, dot: Dot, dot2: Dot2, group: Group? = nil, groupPair: GroupPair? = nil,
       groupRun: GroupRun? = nil, lerpDot: LerpDot? = nil,
-      lerpDot2: LerpDot2? = nil
+      lerpDot2: LerpDot2? = nil, lerpRun: LerpRun? = nil
     ) {
       self.name = name
       self.dot = dot
@@ -88,6 +102,7 @@ extension PolyphaseResampler {
       self.groupRun = groupRun
       self.lerpDot = lerpDot
       self.lerpDot2 = lerpDot2
+      self.lerpRun = lerpRun
     }
   }
 }

@@ -211,7 +211,16 @@ public struct VariableRatioResampler: Resampler {
       let row = base + capacity * channels
       guard let out = output.baseAddress else { return }
       while true {
-        // Every output whose window is complete (and, when flushing, whose time is in the input).
+        // Every output whose window is complete (and, when flushing, whose time is in the input):
+        // by the kernel's loop where it has one, which does what the loop below does.
+        if let lerpRun = context.lerpRun {
+          var stopped: Int32 = 0
+          produced += lerpRun(
+            context.coefficients, taps, context.steps, step, base, capacity, channels, count,
+            room - produced, out + produced * channels, &position, &fraction, end == nil ? 0 : 1,
+            origin + lead - 1, end ?? 0, &stopped)
+          if stopped != 0 { return }
+        }
         while position + taps <= count && produced < room {
           if let end, Double(origin + position + lead - 1) + fraction >= end { return }
           context.output(
@@ -257,6 +266,7 @@ struct VariableContext {
   let dot2: PolyphaseResampler.DotKernel.Dot2?
   let lerpDot: PolyphaseResampler.DotKernel.LerpDot?
   let lerpDot2: PolyphaseResampler.DotKernel.LerpDot2?
+  let lerpRun: PolyphaseResampler.DotKernel.LerpRun?
 
   init(_ bank: PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?) {
     coefficients = UnsafePointer(bank.coefficients)
@@ -267,6 +277,7 @@ struct VariableContext {
     dot2 = inDouble ? nil : kernel?.dot2
     lerpDot = inDouble ? nil : kernel?.lerpDot
     lerpDot2 = inDouble ? nil : kernel?.lerpDot2
+    lerpRun = inDouble || kernel?.lerpDot == nil || kernel?.lerpDot2 == nil ? nil : kernel?.lerpRun
   }
 
   /// One output frame at `fraction` past the window at `window` (planes `stride` apart): the two
