@@ -151,31 +151,8 @@ import Testing
     // Random input pieces (1 … 700 frames) into random output room (1 … 400 frames).
     var r = PolyphaseResampler(
       inputRate: rate, outputRate: 48000, channelCount: channels, kernel: kernel)
-    var got: [Float] = []
-    var buffer = [Float](repeating: 0, count: 400 * channels)
-    var at = 0
-    x.withUnsafeBufferPointer { all in
-      buffer.withUnsafeMutableBufferPointer { o in
-        while at < n {
-          let piece = min(n - at, 1 + Int(g.next() % 700))
-          var input = UnsafeBufferPointer(
-            rebasing: all[(at * channels)..<((at + piece) * channels)])
-          while !input.isEmpty {
-            let room = 1 + Int(g.next() % 400)
-            let (used, made) = r.process(
-              input, into: UnsafeMutableBufferPointer(rebasing: o[..<(room * channels)]))
-            got += o[..<(made * channels)]
-            input = UnsafeBufferPointer(rebasing: input[(used * channels)...])
-          }
-          at += piece
-        }
-        while true {
-          let made = r.flush(into: o)
-          if made == 0 { break }
-          got += o[..<(made * channels)]
-        }
-      }
-    }
+    let got = resampleInPieces(
+      &r, x, roomLimit: 400, piece: { 1 + Int(g.next() % 700) }, room: { 1 + Int(g.next() % 400) })
     #expect(got.count == expected.count)
     let firstDifference = zip(got, expected).enumerated().first { $0.element.0 != $0.element.1 }
     #expect(firstDifference == nil, "first difference at sample \(firstDifference?.offset ?? -1)")

@@ -54,33 +54,14 @@ import Testing
   /// 10 ms pieces, the ratio steered by +250 ppm after the first quarter and by −400 ppm after
   /// the half, then flushed.
   static func run(_ r: inout VariableRatioResampler, _ x: [Float]) -> [Float] {
-    let ch = r.channelCount
     let piece = r.inputRate / 100
-    var out: [Float] = []
-    var buffer = [Float](repeating: 0, count: (r.maxOutputFrames(forInputFrames: piece) + 8) * ch)
-    let frames = x.count / ch
-    var at = 0
-    x.withUnsafeBufferPointer { all in
-      buffer.withUnsafeMutableBufferPointer { o in
-        while at < frames {
-          if at >= frames / 4 && at - piece < frames / 4 { _ = r.adjustRatio(by: 250e-6) }
-          if at >= frames / 2 && at - piece < frames / 2 { _ = r.adjustRatio(by: -400e-6) }
-          let n = min(piece, frames - at)
-          var input = UnsafeBufferPointer(rebasing: all[(at * ch)..<((at + n) * ch)])
-          while !input.isEmpty {
-            let (used, made) = r.process(input, into: o)
-            out += o[..<(made * ch)]
-            input = UnsafeBufferPointer(rebasing: input[(used * ch)...])
-          }
-          at += n
-        }
-        while true {
-          let made = r.flush(into: o)
-          if made == 0 { break }
-          out += o[..<(made * ch)]
-        }
-      }
+    let frames = x.count / r.channelCount
+    func steer(_ r: inout VariableRatioResampler, _ at: Int) {
+      if at >= frames / 4 && at - piece < frames / 4 { _ = r.adjustRatio(by: 250e-6) }
+      if at >= frames / 2 && at - piece < frames / 2 { _ = r.adjustRatio(by: -400e-6) }
     }
-    return out
+    return resampleInPieces(
+      &r, x, roomLimit: r.maxOutputFrames(forInputFrames: piece) + 8, piece: { piece },
+      before: steer)
   }
 }

@@ -95,6 +95,44 @@ public func resampleAligned(_ r: inout some Resampler, _ input: [Float]) -> [Flo
   return Array(out[(r.latency * ch)..<(produced * ch)])
 }
 
+/// Converts `input` (interleaved) a piece at a time, then flushes: each piece is `piece()`
+/// frames (at most what is left), handed over into output room of `room()` frames (default and
+/// at most `roomLimit`) until it is taken, and `before(&r, at)` runs ahead of the piece that
+/// starts at frame `at`. Returns every frame written: what a streaming caller gets.
+public func resampleInPieces<R: Resampler>(
+  _ r: inout R, _ input: [Float], roomLimit: Int, piece: () -> Int, room: (() -> Int)? = nil,
+  before: (inout R, Int) -> Void = { _, _ in }
+) -> [Float] {
+  let ch = r.channelCount
+  let frames = input.count / ch
+  var got: [Float] = []
+  var buffer = [Float](repeating: 0, count: roomLimit * ch)
+  var at = 0
+  input.withUnsafeBufferPointer { all in
+    buffer.withUnsafeMutableBufferPointer { o in
+      while at < frames {
+        before(&r, at)
+        let n = min(frames - at, piece())
+        var rest = UnsafeBufferPointer(rebasing: all[(at * ch)..<((at + n) * ch)])
+        while !rest.isEmpty {
+          let space = room?() ?? roomLimit
+          let (used, made) = r.process(
+            rest, into: UnsafeMutableBufferPointer(rebasing: o[..<(space * ch)]))
+          got += o[..<(made * ch)]
+          rest = UnsafeBufferPointer(rebasing: rest[(used * ch)...])
+        }
+        at += n
+      }
+      while true {
+        let made = r.flush(into: o)
+        if made == 0 { break }
+        got += o[..<(made * ch)]
+      }
+    }
+  }
+  return got
+}
+
 /// 10·log10(Σ ref² / Σ (out − ref)²) over the frames in `range` of one channel of interleaved
 /// stereo: how far `out` is from a reference signal.
 public func referenceSNR(_ out: [Float], _ ref: [Float], channel: Int, range: Range<Int>)
