@@ -33,6 +33,9 @@ public enum AcceleratedKernels {
       k.groupRun = { t, w, x, a, s, c, out, oa, n, first, last in
         pcmmix_group16_run_512(t, w, x, a, s, c, out, oa, n, first, last)
       }
+      k.upsampleRun = { h, taps, up, x, s, c, phase, n, out in
+        pcmmix_upsample_run_512(h, taps, up, x, s, c, phase, n, out)
+      }
       return k
     #else
       return nil
@@ -52,6 +55,9 @@ public enum AcceleratedKernels {
         dot2: { h, a, b, n, out in pcmmix_dot2(h, a, b, n, out) },
         group: { t, w, x, s, c, out, first, n in pcmmix_group16(t, w, x, s, c, out, first, n) },
         groupPair: { t, w, a, b, outa, outb in pcmmix_group16x2(t, w, a, b, outa, outb) },
+        upsampleRun: { h, taps, up, x, s, c, phase, n, out in
+          pcmmix_upsample_run(h, taps, up, x, s, c, phase, n, out)
+        },
         lerpDot: { h0, h1, t, x, n, next in pcmmix_lerp_dot(h0, h1, t, x, n, next) },
         lerpDot2: { h0, h1, t, a, b, n, out, next in
           pcmmix_lerp_dot2(h0, h1, t, a, b, n, out, next)

@@ -102,7 +102,8 @@ import Testing
       PolyphaseResampler(inputRate: 32000, outputRate: 48000, channelCount: 1).usesGroupKernel)
   }
 
-  @Test(arguments: [8000, 11025, 16000, 32000, 44100, 48000 + 1, 96000, 192_000], [1, 2, 3])
+  @Test(
+    arguments: [8000, 9600, 11025, 16000, 32000, 44100, 48000 + 1, 96000, 192_000], [1, 2, 3])
   func streamedEqualsOneShot(rate: Int, channels: Int) {
     Self.streamedEqualsOneShot(rate: rate, channels: channels, kernel: AcceleratedKernels.kernel)
   }
@@ -113,7 +114,7 @@ import Testing
   /// part-written groups at the ends of a call.)
   @Test(
     .enabled(if: AcceleratedKernels.usesAVX512, "this CPU has no AVX-512F"),
-    arguments: [8000, 16000, 32000, 44100, 96000, 192_000], [1, 2, 3])
+    arguments: [8000, 9600, 16000, 32000, 44100, 96000, 192_000], [1, 2, 3])
   func avx512GroupsGiveTheAVX2Bits(rate: Int, channels: Int) {
     let n = rate / 5
     var g = SplitMix64(seed: UInt64(rate * 4 + channels))

@@ -42,6 +42,21 @@ extension PolyphaseResampler {
         UnsafeMutablePointer<Float>, Int, Int, UnsafeMutablePointer<Float>?,
         UnsafeMutablePointer<Float>?
       ) -> Void
+    /// Integer-ratio upsampling in direct form: `(h, taps, up, x, stride, channels, phase,
+    /// count, out)` writes outputs `j` in 0 ..< `count`, interleaved: output `a = phase + j` from
+    /// the window at `x` is the sum over `k < taps` of `h[k·up + a % up] · x[c·stride + a / up
+    /// + k]` for each channel `c` (`h` is the exact table tap-major). `up` is in ``upsampleFactors``. The function may read up to
+    /// 15 floats past the last window of each plane. Each output must be one chain of fused
+    /// multiply-adds over its taps in order, so that any split of the input gives the same bits.
+    public typealias UpsampleRun =
+      @convention(c) (
+        UnsafePointer<Float>, Int, Int, UnsafePointer<Float>, Int, Int, Int, Int,
+        UnsafeMutablePointer<Float>
+      ) -> Void
+    /// The factors ``UpsampleRun`` takes: 16, 9.6 and 8 kHz into 48 kHz. (With 2, 4 and 8 the
+    /// AVX2 function measured slower than the group functions; the AVX2 and AVX-512F kernels
+    /// must take the same factors to give the same bits.)
+    public static let upsampleFactors: Set<Int> = [3, 5, 6]
     /// The row blended between `h0` and `h1` by `t` dotted with `x` (``VariableRatioResampler``);
     /// the last argument, when given, is the next output's first row, which the kernel may fetch
     /// into the cache meanwhile (that row and the one after it).
@@ -81,6 +96,9 @@ extension PolyphaseResampler {
     public var groupPair: GroupPair?
     /// Runs of groups a table cycle apart, several per pass, if any (used only with ``group``).
     public var groupRun: GroupRun?
+    /// Integer-ratio upsampling (8, 9.6 and 16 kHz into 48 kHz: ``upsampleFactors``), if any:
+    /// used instead of the group functions for those rates.
+    public var upsampleRun: UpsampleRun?
     /// Blended-row dot products for ``VariableRatioResampler``, if any.
     public var lerpDot: LerpDot?
     /// ``lerpDot`` for two channels at once, if any.
@@ -91,7 +109,7 @@ extension PolyphaseResampler {
     /// A kernel set from C function pointers; the optional ones fall back to the Swift path.
     public init(
       name: String, dot: Dot, dot2: Dot2, group: Group? = nil, groupPair: GroupPair? = nil,
-      groupRun: GroupRun? = nil, lerpDot: LerpDot? = nil,
+      groupRun: GroupRun? = nil, upsampleRun: UpsampleRun? = nil, lerpDot: LerpDot? = nil,
       lerpDot2: LerpDot2? = nil, lerpRun: LerpRun? = nil
     ) {
       self.name = name
@@ -100,6 +118,7 @@ extension PolyphaseResampler {
       self.group = group
       self.groupPair = groupPair
       self.groupRun = groupRun
+      self.upsampleRun = upsampleRun
       self.lerpDot = lerpDot
       self.lerpDot2 = lerpDot2
       self.lerpRun = lerpRun

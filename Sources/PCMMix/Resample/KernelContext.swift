@@ -11,6 +11,7 @@ struct KernelContext {
   let group: PolyphaseResampler.DotKernel.Group?
   let groupPair: PolyphaseResampler.DotKernel.GroupPair?
   let groupRun: PolyphaseResampler.DotKernel.GroupRun?
+  let upsampleRun: PolyphaseResampler.DotKernel.UpsampleRun?
   init(_ bank: PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?, up: Int) {
     coefficients = UnsafePointer(bank.coefficients)
     taps = bank.taps
@@ -22,6 +23,7 @@ struct KernelContext {
     group = bank.accumulatesInDouble ? nil : kernel?.group
     groupPair = bank.accumulatesInDouble ? nil : kernel?.groupPair
     groupRun = bank.accumulatesInDouble || kernel?.group == nil ? nil : kernel?.groupRun
+    upsampleRun = bank.accumulatesInDouble ? nil : kernel?.upsampleRun
   }
 
   /// Sixteen outputs of a group (see ``PolyphaseResampler/DotKernel/group``): the kernel's

@@ -66,6 +66,8 @@ extension PolyphaseResampler {
         // 1. Write.
         if let view {
           shape.writeGroups(view, context, base, out, room, &loop)
+        } else if let upsampleTable {
+          shape.writeUpsampled(context, upsampleTable.coefficients, base, out, room, &loop)
         } else {
           shape.writeSingles(context, base, out, room, &loop)
         }
@@ -117,6 +119,28 @@ extension PolyphaseResampler._Shape {
       loop.group.advance(n, groups)
     }
     loop.position = loop.group.start
+  }
+
+  /// Step 1, integer-ratio upsampling: every output whose window is complete and that fits, in
+  /// one call of the kernel's direct-form function (`DotKernel.upsampleRun`).
+  @inline(__always)
+  func writeUpsampled(
+    _ context: KernelContext, _ table: UnsafeMutablePointer<Float>,
+    _ base: UnsafeMutablePointer<Float>,
+    _ out: UnsafeMutablePointer<Float>, _ room: Int, _ loop: inout PolyphaseResampler._Loop
+  ) {
+    // Windows start at every input sample, `up` outputs each, from the one at `position`.
+    let windows = loop.count - taps - loop.position + 1
+    guard windows > 0, let run = context.upsampleRun else { return }
+    let n = min(windows * up - loop.phase, room - loop.produced)
+    guard n > 0 else { return }
+    run(
+      table, taps, up, base + loop.position, stride, channels, loop.phase, n,
+      out + loop.produced * channels)
+    loop.produced += n
+    let next = loop.phase + n
+    loop.position += next / up
+    loop.phase = next % up
   }
 
   /// Step 1, one output at a time (interpolated tables, Double accumulation).

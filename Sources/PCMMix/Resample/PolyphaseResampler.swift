@@ -29,6 +29,9 @@ public struct PolyphaseResampler: Resampler {
   let bank: PolyphaseBank?
   /// The sixteen-output tables, when `DotKernel.group` is used.
   let groups: GroupTables?
+  /// The tap-major table, when outputs come from `DotKernel.upsampleRun` (integer-ratio
+  /// upsampling; no group tables then).
+  let upsampleTable: UpsampleTable?
   /// Frames each channel plane holds.
   let capacity: Int
   /// Floats from one plane to the next: `capacity` and, with groups, a tail of zeros that the
@@ -54,6 +57,8 @@ public struct PolyphaseResampler: Resampler {
   /// Floats of zeros after each plane's frames, so that the lanes of a group computed past the
   /// valid input and then dropped read finite values (one SIMD width).
   static let zeroTail = 8
+  /// Floats after each plane's frames that `DotKernel.upsampleRun` may read (for lanes it drops).
+  static let upsampleTail = 16
 
   /// Filter taps per output sample and channel (0 when the rates are equal).
   public var taps: Int { bank?.taps ?? 0 }
@@ -68,7 +73,7 @@ public struct PolyphaseResampler: Resampler {
     let tables = groups.map {
       $0.count * ($0.width * GroupTables.lanes * 4 + GroupTables.bookkeepingBytes) + up * 4
     }
-    return rows + (tables ?? 0)
+    return rows + (tables ?? 0) + (upsampleTable.map { $0.count * 4 } ?? 0)
   }
 
   /// Makes, once per process, the minimum-phase design that every upsampling rate shares at
@@ -83,9 +88,15 @@ public struct PolyphaseResampler: Resampler {
   /// is ``latency`` at low frequencies and grows towards the band edge.
   public var isMinimumPhase: Bool { bank?.isMinimumPhase ?? false }
 
-  /// Whether outputs are computed sixteen at a time by the kernel's `DotKernel.group`: when it
-  /// has one, the table is exact, accumulation is in Float32 and the group tables fit in 1 MiB.
-  public var usesGroupKernel: Bool { groups != nil }
+  /// Whether outputs are computed sixteen at a time by the kernel's `DotKernel.group` (or, for
+  /// an integer upsampling ratio, its `DotKernel.upsampleRun`): when it has one, the table is
+  /// exact, accumulation is in Float32 and the group tables fit in 1 MiB.
+  public var usesGroupKernel: Bool { groups != nil || upsampleTable != nil }
+
+  /// Whether outputs come from the kernel's `DotKernel.upsampleRun`: the input rate divides
+  /// the output rate by a factor in `DotKernel.upsampleFactors`, the table is exact and
+  /// accumulation is in Float32.
+  @_spi(Backends) public var usesUpsampleKernel: Bool { upsampleTable != nil }
 
   /// Creates a resampler; allocates the coefficient table and history.
   ///
@@ -95,7 +106,7 @@ public struct PolyphaseResampler: Resampler {
   ) {
     self.init(
       inputRate: inputRate, outputRate: outputRate, channelCount: channelCount, quality: quality,
-      kernel: nil, sharing: nil, nil)
+      kernel: nil, sharing: nil, nil, nil)
   }
 
   /// Creates a resampler whose dot products are `kernel`'s (`nil`: the Swift ones).
@@ -106,13 +117,14 @@ public struct PolyphaseResampler: Resampler {
   ) {
     self.init(
       inputRate: inputRate, outputRate: outputRate, channelCount: channelCount, quality: quality,
-      kernel: kernel, sharing: nil, nil)
+      kernel: kernel, sharing: nil, nil, nil)
   }
 
   /// Creates a resampler, reusing `bank` when it was built for the same rates and quality.
   init(
     inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality,
-    kernel: DotKernel?, sharing shared: PolyphaseBank?, _ sharedGroups: GroupTables?
+    kernel: DotKernel?, sharing shared: PolyphaseBank?, _ sharedGroups: GroupTables?,
+    _ sharedUpsample: UpsampleTable?
   ) {
     self.kernel = kernel
     precondition((1...PCMFormat.maxSampleRate).contains(inputRate))
@@ -128,6 +140,7 @@ public struct PolyphaseResampler: Resampler {
     if up == down {
       self.bank = nil
       self.groups = nil
+      upsampleTable = nil
       latency = 0
       capacity = 0
       stride = 0
@@ -143,11 +156,15 @@ public struct PolyphaseResampler: Resampler {
       bank.isMinimumPhase
       ? Int((bank.lookahead * Double(up) / Double(down) - 1e-9).rounded(.up))
       : (bank.lead * up + down - 1) / down
-    // Sixteen outputs at a time, by the kernel's group function or the Swift one, where the
+    // Integer-ratio upsampling by the kernel's direct-form function where it has one; else
+    // sixteen outputs at a time, by the kernel's group function or the Swift one, where the
     // table is exact and Float32 (a kernel without a group function keeps the per-output path).
-    if (kernel == nil || kernel?.group != nil) && !bank.accumulatesInDouble
-      && bank.interpolationSteps == 0
-    {
+    let exact = !bank.accumulatesInDouble && bank.interpolationSteps == 0
+    let upsamples =
+      exact && down == 1 && kernel?.upsampleRun != nil
+      && DotKernel.upsampleFactors.contains(up)
+    upsampleTable = upsamples ? sharedUpsample ?? UpsampleTable(bank: bank, up: up) : nil
+    if (kernel == nil || kernel?.group != nil) && exact && !upsamples {
       groups =
         sharedGroups
         ?? GroupTables(bank: bank, up: up, down: down, phase0: Self.start(latency, up, down).phase)
@@ -155,7 +172,9 @@ public struct PolyphaseResampler: Resampler {
       groups = nil
     }
     capacity = bank.taps + down / up + Self.slack + (groups?.width ?? 0)
-    stride = capacity + (groups.map { $0.width - bank.taps + Self.zeroTail } ?? 0)
+    stride =
+      capacity
+      + (groups.map { $0.width - bank.taps + Self.zeroTail } ?? (upsamples ? Self.upsampleTail : 0))
     let scratch = groups == nil ? 0 : 2 * GroupTables.lanes * channelCount
     history = [Float](repeating: 0, count: stride * channelCount + scratch)
     reset()
@@ -189,7 +208,7 @@ public struct PolyphaseResampler: Resampler {
     guard channelCount == 1, channels == 2 else { return nil }
     var r = PolyphaseResampler(
       inputRate: inputRate, outputRate: outputRate, channelCount: channels, quality: quality,
-      kernel: kernel, sharing: bank, groups)
+      kernel: kernel, sharing: bank, groups, upsampleTable)
     (r.count, r.position, r.phase, r.framesIn, r.framesOut) = (
       count, position, phase, framesIn, framesOut
     )

@@ -1,0 +1,98 @@
+@_spi(Backends) import PCMMix
+@_spi(Backends) import PCMMixAccelerated
+import PCMMixTestSupport
+import Testing
+
+/// The direct-form upsampling kernels (`upsampleRun`: 16, 9.6 and 8 kHz into 48 kHz) compute
+/// each output as one fused multiply-add chain over its taps in order, written where it
+/// belongs; the resampler uses them for exactly those rates and gives the Swift path's output
+/// to within Float32 rounding.
+@Suite struct UpsampleKernelTests {
+  static let kernels: [(String, PolyphaseResampler.DotKernel?)] = [
+    ("default", AcceleratedKernels.kernel), ("avx2", AcceleratedKernels.avx2Kernel),
+  ]
+
+  /// Bit for bit against the chain written out in Swift (`addingProduct` is fused), for every
+  /// start phase, for counts that end inside and at the end of a block and span several passes,
+  /// one to three channels, with both kernel sets (the default one is AVX-512F where the CPU has
+  /// it).
+  @Test(
+    .enabled(if: AcceleratedKernels.kernel?.upsampleRun != nil, "this CPU has no AVX2 + FMA"),
+    arguments: [3, 5, 6], [1, 2, 3])
+  func eachOutputIsItsChainOfFusedMultiplyAdds(up: Int, channels: Int) throws {
+    var g = SplitMix64(seed: UInt64(up * 8 + channels))
+    let taps = 40
+    let h = (0..<(taps * up)).map { _ in Float.random(in: -1...1, using: &g) }
+    let stride = 700
+    let x = (0..<(stride * channels)).map { _ in Float.random(in: -1...1, using: &g) }
+    for (name, kernel) in Self.kernels {
+      let run = try #require(kernel?.upsampleRun, "\(name)")
+      for phase in 0..<up {
+        // Up to 600 windows: the last output's window ends 60 floats before the plane's end.
+        for count in [1, 7, 16 * up - phase, 17 * up + 2, 600 * up - phase] {
+          var out = [Float](repeating: .nan, count: count * channels)
+          h.withUnsafeBufferPointer { hp in
+            x.withUnsafeBufferPointer { xp in
+              out.withUnsafeMutableBufferPointer { o in
+                run(
+                  hp.baseAddress!, taps, up, xp.baseAddress!, stride, channels, phase, count,
+                  o.baseAddress!)
+              }
+            }
+          }
+          var wrong = 0
+          for j in 0..<count {
+            let a = phase + j
+            for c in 0..<channels {
+              var sum: Float = 0
+              for k in 0..<taps {
+                sum = sum.addingProduct(h[k * up + a % up], x[c * stride + a / up + k])
+              }
+              if out[j * channels + c].bitPattern != sum.bitPattern { wrong += 1 }
+            }
+          }
+          #expect(wrong == 0, "\(name) up \(up) phase \(phase) count \(count): \(wrong) wrong")
+        }
+      }
+    }
+  }
+
+  /// Used for exactly the factors it takes, and only with an exact Float32 table.
+  @Test(.enabled(if: AcceleratedKernels.kernel?.upsampleRun != nil, "this CPU has no AVX2 + FMA"))
+  func isUsedForItsFactorsOnly() {
+    for rate in [16000, 9600, 8000, 24000, 12000, 32000, 44100] {
+      let r = PolyphaseResampler(
+        inputRate: rate, outputRate: 48000, channelCount: 2, kernel: AcceleratedKernels.kernel)
+      #expect(r.usesUpsampleKernel == [16000, 9600, 8000].contains(rate), "\(rate) Hz")
+      #expect(r.usesGroupKernel, "\(rate) Hz")
+    }
+    let high = PolyphaseResampler(
+      inputRate: 16000, outputRate: 48000, channelCount: 1, quality: .high,
+      kernel: AcceleratedKernels.kernel)
+    #expect(!high.usesUpsampleKernel)
+    #expect(
+      !PolyphaseResampler(inputRate: 16000, outputRate: 48000, channelCount: 1).usesUpsampleKernel)
+  }
+
+  @Test(
+    .enabled(if: AcceleratedKernels.kernel?.upsampleRun != nil, "this CPU has no AVX2 + FMA"),
+    arguments: [16000, 9600, 8000], [1, 2, 3])
+  func matchesTheSwiftPathWithinRounding(rate: Int, channels: Int) {
+    var g = SplitMix64(seed: UInt64(rate * 5 + channels))
+    let x = (0..<(rate / 5 * channels)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
+    for quality in [ResamplerQuality.fast, .balanced] {
+      var plain = PolyphaseResampler(
+        inputRate: rate, outputRate: 48000, channelCount: channels, quality: quality)
+      var fast = PolyphaseResampler(
+        inputRate: rate, outputRate: 48000, channelCount: channels, quality: quality,
+        kernel: AcceleratedKernels.kernel)
+      #expect(fast.usesUpsampleKernel)
+      let a = AcceleratedTests.run(&plain, x)
+      let b = AcceleratedTests.run(&fast, x)
+      #expect(a.count == b.count)
+      #expect(a.contains { abs($0) > 0.1 })
+      let worst = zip(a, b).map { abs($0 - $1) }.max() ?? .infinity
+      #expect(worst < 1e-5, "\(quality) largest difference \(worst)")
+    }
+  }
+}
