@@ -7,9 +7,9 @@ import CPCMMixKernels
 /// cannot use AVX2 or FMA without `unsafeFlags`, which would stop the package from being a
 /// dependency. On an x86-64 CPU with AVX2 and FMA the kernels compute the same filter (fused
 /// multiply-adds, so the last bits differ) in 30–50 % of the Swift path's time, sixteen outputs
-/// per call where the rates allow (see `pcmmix_group16`); with AVX-512F too, in 20–30 % (same
-/// bits as with AVX2 alone; see ``usesAVX512``). Elsewhere ``kernel`` is `nil` and everything
-/// falls back to the Swift path.
+/// per call where the rates allow (see `pcmmix_group16`, and `pcmmix_upsample_run` for 16, 9.6
+/// and 8 kHz into 48 kHz); with AVX-512F too, in 20–30 % (same bits as with AVX2 alone; see
+/// ``usesAVX512``). Elsewhere ``kernel`` is `nil` and everything falls back to the Swift path.
 ///
 /// ```swift
 /// var pipeline = CapturePipeline(.init(resampler: .accelerated(.balanced)))
@@ -23,8 +23,9 @@ public enum AcceleratedKernels {
 
   /// The resampler's kernels, or `nil` when this CPU cannot run them.
   /// Where the CPU has AVX-512F (and the OS saves its registers), the sixteen-output group
-  /// functions use 512-bit registers and compute up to seven groups of one table in one pass;
-  /// they give the AVX2 functions' bits (`AcceleratedTests` checks), so only the speed differs.
+  /// functions use 512-bit registers and compute up to seven groups of one table in one pass,
+  /// and the integer-upsampling function takes sixteen window starts per vector; they give the
+  /// AVX2 functions' bits (`AcceleratedTests` checks), so only the speed differs.
   @_spi(Backends) public static let kernel: PolyphaseResampler.DotKernel? = {
     #if arch(x86_64) || arch(i386)
       guard var k = avx2Kernel else { return nil }

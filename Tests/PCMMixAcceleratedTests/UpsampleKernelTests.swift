@@ -74,6 +74,39 @@ import Testing
       !PolyphaseResampler(inputRate: 16000, outputRate: 48000, channelCount: 1).usesUpsampleKernel)
   }
 
+  /// A mono source turning stereo mid-stream (`remappingChannels`, what `SourceChain` does)
+  /// goes on exactly as the mono stream would, in both channels.
+  @Test(
+    .enabled(if: AcceleratedKernels.kernel?.upsampleRun != nil, "this CPU has no AVX2 + FMA"),
+    arguments: [16000, 8000])
+  func monoTurningStereoGoesOnWithoutASeam(rate: Int) throws {
+    var g = SplitMix64(seed: UInt64(rate))
+    let x = (0..<(rate / 5)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
+    var whole = PolyphaseResampler(
+      inputRate: rate, outputRate: 48000, channelCount: 1, kernel: AcceleratedKernels.kernel)
+    let expected = AcceleratedTests.run(&whole, x)
+    var mono = PolyphaseResampler(
+      inputRate: rate, outputRate: 48000, channelCount: 1, kernel: AcceleratedKernels.kernel)
+    let split = 1234
+    var first = [Float](repeating: 0, count: mono.maxOutputFrames(forInputFrames: split))
+    let head = x.withUnsafeBufferPointer { i in
+      first.withUnsafeMutableBufferPointer { o in
+        mono.process(UnsafeBufferPointer(rebasing: i[..<split]), into: o)
+      }
+    }
+    #expect(head.consumed == split)
+    var stereo = try #require(mono.remappingChannels(to: 2) as? PolyphaseResampler)
+    #expect(stereo.usesUpsampleKernel)
+    let rest = x[split...].flatMap { [$0, $0] }
+    let tail = AcceleratedTests.run(&stereo, rest)
+    let got =
+      Array(first[..<head.produced]) + stride(from: 0, to: tail.count, by: 2).map { tail[$0] }
+    let right = stride(from: 1, to: tail.count, by: 2).map { tail[$0] }
+    #expect(got.count == expected.count)
+    #expect(got.elementsEqual(expected) { $0.bitPattern == $1.bitPattern })
+    #expect(right.elementsEqual(expected[head.produced...]) { $0.bitPattern == $1.bitPattern })
+  }
+
   @Test(
     .enabled(if: AcceleratedKernels.kernel?.upsampleRun != nil, "this CPU has no AVX2 + FMA"),
     arguments: [16000, 9600, 8000], [1, 2, 3])
