@@ -40,6 +40,12 @@ struct Backend {
         name: pair.name, family: pair.name.hasPrefix("builtin") ? .builtin : .libsamplerate,
         make: { pair.factory($0, $1, $2) })
     }
+    // Where the default kernels use AVX-512F, balanced again with the AVX2 + FMA kernels alone:
+    // what a CPU without AVX-512F (most AMD and client Intel parts) runs, measured here.
+    if AcceleratedKernels.usesAVX512, let avx2 = AcceleratedKernels.avx2Kernel {
+      let factory = ResamplerFactory.builtin(.balanced, kernel: avx2)
+      list.append(Backend(name: BuiltinPresets.avx2Only, family: .builtin) { factory($0, $1, $2) })
+    }
     let soxr: [(String, bench_soxr_quality)] = [
       ("lq", BENCH_SOXR_LQ), ("mq", BENCH_SOXR_MQ), ("hq", BENCH_SOXR_HQ),
       ("vhq", BENCH_SOXR_VHQ),
@@ -74,6 +80,10 @@ enum BuiltinPresets {
 
   /// The preset `CapturePipeline.Configuration()` uses.
   static let defaultName = "builtin-balanced"
+
+  /// The resampler table's row of that preset with the AVX2 + FMA kernels alone (on a CPU whose
+  /// default kernels use AVX-512F; speed only, its bits are the default row's).
+  static let avx2Only = defaultName + "-avx2-only"
 
   /// The presets again with `PCMMixAccelerated`'s AVX2 + FMA kernels, when this CPU runs them
   /// (`high` accumulates in Double and does not use them).

@@ -60,7 +60,7 @@ struct ComputeFloor {
   /// group functions use it (the sixteen-output groups, which every row with exact tables runs),
   /// else the AVX2 FMA rate; the Swift rate for the other built-in rows.
   func rate(forBackend name: String) -> Double? {
-    name.hasSuffix("-avx2+fma") ? (fma512 ?? fma) : swift
+    name.hasSuffix("-avx2+fma") ? (fma512 ?? fma) : name.hasSuffix("-avx2-only") ? fma : swift
   }
 
   /// Multiply-adds per round of ``swiftMulAdd(rounds:factor:state:)``: three `SIMD8<Float>`

@@ -36,7 +36,8 @@ enum ResamplerTable {
 
   static func run(_ options: Options, report: Report, allocCounterWorks: Bool) {
     let backends = Backend.all
-    let edgeBackends = backends + SoxRate.backends
+    // The AVX2-only row gives the default AVX2 row's bits: timed, not measured for the band edge.
+    let edgeBackends = backends.filter { $0.name != BuiltinPresets.avx2Only } + SoxRate.backends
     let names =
       workloads.flatMap { w in backends.map { rowName($0.name, w) } }
       + edgeBackends.map { BandEdgeTable.rowName($0.name) }
@@ -60,11 +61,11 @@ enum ResamplerTable {
     emit(
       "Compute floor of built-in rows: taps / peak multiply-add rate (best of 7 runs, "
         + "register-only chains): avx2+fma \(peak.fma.map { fixed($0, 1) } ?? "n/a") "
-        + "multiply-adds/ns (8 per FMA), "
+        + "multiply-adds/ns (8 per FMA"
         + (peak.fma512.map {
-          "avx-512f \(fixed($0, 1))/ns (16 per FMA; -avx2+fma rows, whose group functions use "
-            + "it on this CPU), "
-        } ?? "(-avx2+fma rows), ")
+          "; -avx2-only row), avx-512f \(fixed($0, 1))/ns (16 per FMA; -avx2+fma rows, whose "
+            + "kernels use it on this CPU), "
+        } ?? "; -avx2+fma rows), ")
         + "Swift SIMD8<Float> multiply + add "
         + "\(fixed(peak.swift, 1))/ns (other built-in rows; builtin-high accumulates in Double, "
         + "so its floor against this Float rate is optimistic); x floor = mean ns / floor ns")
@@ -176,6 +177,12 @@ enum ResamplerTable {
           report.record(
             section, label, "builtin_balanced_avx2_over_soxr_hq_mean", fast.mean / soxr.mean,
             "ratio")
+        }
+        if let alone = times[BuiltinPresets.avx2Only] {
+          line += "   avx2 alone \(fixed(alone.mean / soxr.mean, 2))x"
+          report.record(
+            section, label, "builtin_balanced_avx2_only_over_soxr_hq_mean",
+            alone.mean / soxr.mean, "ratio")
         }
         ratioLines.append(line)
         report.record(
