@@ -33,9 +33,8 @@ import Testing
   @Test(arguments: rates, [1, 2])
   func matchesTheSwiftPathWithinRounding(rate: Int, channels: Int) {
     let n = rate / 10
-    var x = [Float](repeating: 0, count: n * channels)
     var g = SplitMix64(seed: UInt64(rate * 4 + channels))
-    for i in x.indices { x[i] = Float.random(in: -0.9...0.9, using: &g) }
+    let x = g.noise(n * channels)
     var plain = PolyphaseResampler(inputRate: rate, outputRate: 48000, channelCount: channels)
     var fast = PolyphaseResampler(
       inputRate: rate, outputRate: 48000, channelCount: channels, kernel: AcceleratedKernels.kernel)
@@ -119,7 +118,7 @@ import Testing
   func avx512GroupsGiveTheAVX2Bits(rate: Int, channels: Int) {
     let n = rate / 5
     var g = SplitMix64(seed: UInt64(rate * 4 + channels))
-    let x = (0..<(n * channels)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
+    let x = g.noise(n * channels)
     var wide = PolyphaseResampler(
       inputRate: rate, outputRate: 48000, channelCount: channels,
       kernel: AcceleratedKernels.kernel)
@@ -146,7 +145,7 @@ import Testing
   ) {
     let n = rate / 5
     var g = SplitMix64(seed: UInt64(rate * 8 + channels))
-    let x = (0..<(n * channels)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
+    let x = g.noise(n * channels)
     var whole = PolyphaseResampler(
       inputRate: rate, outputRate: 48000, channelCount: channels, kernel: kernel)
     let expected = AcceleratedTests.run(&whole, x)

@@ -81,7 +81,7 @@ import Testing
     arguments: [16000, 8000])
   func monoTurningStereoGoesOnWithoutASeam(rate: Int) throws {
     var g = SplitMix64(seed: UInt64(rate))
-    let x = (0..<(rate / 5)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
+    let x = g.noise(rate / 5)
     var whole = PolyphaseResampler(
       inputRate: rate, outputRate: 48000, channelCount: 1, kernel: AcceleratedKernels.kernel)
     let expected = AcceleratedTests.run(&whole, x)
@@ -112,7 +112,7 @@ import Testing
     arguments: [16000, 9600, 8000], [1, 2, 3])
   func matchesTheSwiftPathWithinRounding(rate: Int, channels: Int) {
     var g = SplitMix64(seed: UInt64(rate * 5 + channels))
-    let x = (0..<(rate / 5 * channels)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
+    let x = g.noise(rate / 5 * channels)
     for quality in [ResamplerQuality.fast, .balanced] {
       var plain = PolyphaseResampler(
         inputRate: rate, outputRate: 48000, channelCount: channels, quality: quality)

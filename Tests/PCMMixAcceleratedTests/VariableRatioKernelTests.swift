@@ -13,7 +13,7 @@ import Testing
     arguments: [16000, 44100, 48000, 96000], [1, 2, 3])
   func matchesTheSwiftPathWithinRounding(rate: Int, channels: Int) {
     var g = SplitMix64(seed: UInt64(rate + channels))
-    let x = (0..<(rate / 5 * channels)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
+    let x = g.noise(rate / 5 * channels)
     var plain = VariableRatioResampler(
       inputRate: rate, outputRate: 48000, channelCount: channels, kernel: nil)
     var fast = VariableRatioResampler(
@@ -35,7 +35,7 @@ import Testing
     arguments: [16000, 44100, 96000], [1, 2, 3])
   func theKernelsLoopGivesTheSwiftLoopsBits(rate: Int, channels: Int) {
     var g = SplitMix64(seed: UInt64(rate * 3 + channels))
-    let x = (0..<(rate / 5 * channels)).map { _ in Float.random(in: -0.9...0.9, using: &g) }
+    let x = g.noise(rate / 5 * channels)
     var noLoop = AcceleratedKernels.kernel!
     noLoop.lerpRun = nil
     var looped = VariableRatioResampler(

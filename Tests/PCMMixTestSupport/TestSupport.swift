@@ -19,6 +19,14 @@ public struct SplitMix64: RandomNumberGenerator {
   }
 }
 
+extension SplitMix64 {
+  /// `count` samples of uniform noise in ±0.9 (below full scale, so no test input clips), drawn
+  /// in order from this generator.
+  public mutating func noise(_ count: Int) -> [Float] {
+    (0..<count).map { _ in Float.random(in: -0.9...0.9, using: &self) }
+  }
+}
+
 /// Least-squares fit of several tones at once, each with its own amplitude and phase (and an
 /// offset): the phase-free measure of a multi-tone signal after a filter whose delay depends on
 /// frequency (a minimum-phase one).
