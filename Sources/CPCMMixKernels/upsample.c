@@ -134,13 +134,13 @@ typedef void (*pass_fn)(const float *, long, const float *, float *);
 // One noinline function per (factor, blocks), each with its own registers.
 #define PASS512(u, b)                                                                      \
   PCMMIX_TARGET512 static __attribute__((noinline)) void pass512_##u##_##b(                \
-      const float *h, long taps, const float *x, float *phased) {                       \
-    pass512(h, taps, x, phased, u, b);                                                  \
+      const float *h, long taps, const float *x, float *phased) {                          \
+    pass512(h, taps, x, phased, u, b);                                                     \
   }
 #define PASS2(u, b)                                                                        \
   PCMMIX_TARGET2 static __attribute__((noinline)) void pass2_##u##_##b(                    \
-      const float *h, long taps, const float *x, float *phased) {                       \
-    pass2(h, taps, x, phased, u, b);                                                    \
+      const float *h, long taps, const float *x, float *phased) {                          \
+    pass2(h, taps, x, phased, u, b);                                                       \
   }
 
 // The factors 3, 5 and 6 only: with 2, 4 and 8 the AVX2 passes (16 registers: too few blocks
