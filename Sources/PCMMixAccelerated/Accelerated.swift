@@ -7,7 +7,7 @@ import CPCMMixKernels
 /// cannot use AVX2 or FMA without `unsafeFlags`, which would stop the package from being a
 /// dependency. On an x86-64 CPU with AVX2 and FMA the kernels compute the same filter (fused
 /// multiply-adds, so the last bits differ) in 30–50 % of the Swift path's time, sixteen outputs
-/// per call where the rates allow (see `pcmmix_group16`, and `pcmmix_upsample_run` for 16, 9.6
+/// per call where the rates allow (see `pcmmix_group16`, and `pcmmix_upsample_run` for 32, 16, 9.6
 /// and 8 kHz into 48 kHz); with AVX-512F too, in 20–30 % (same bits as with AVX2 alone; see
 /// ``usesAVX512``). Elsewhere ``kernel`` is `nil` and everything falls back to the Swift path.
 ///
@@ -34,8 +34,8 @@ public enum AcceleratedKernels {
       k.groupRun = { t, w, x, a, s, c, out, oa, n, first, last in
         pcmmix_group16_run_512(t, w, x, a, s, c, out, oa, n, first, last)
       }
-      k.upsampleRun = { h, taps, up, x, s, c, phase, n, out in
-        pcmmix_upsample_run_512(h, taps, up, x, s, c, phase, n, out)
+      k.upsampleRun = { h, steps, up, down, x, s, c, phase, n, out in
+        pcmmix_upsample_run_512(h, steps, up, down, x, s, c, phase, n, out)
       }
       return k
     #else
@@ -56,8 +56,8 @@ public enum AcceleratedKernels {
         dot2: { h, a, b, n, out in pcmmix_dot2(h, a, b, n, out) },
         group: { t, w, x, s, c, out, first, n in pcmmix_group16(t, w, x, s, c, out, first, n) },
         groupPair: { t, w, a, b, outa, outb in pcmmix_group16x2(t, w, a, b, outa, outb) },
-        upsampleRun: { h, taps, up, x, s, c, phase, n, out in
-          pcmmix_upsample_run(h, taps, up, x, s, c, phase, n, out)
+        upsampleRun: { h, steps, up, down, x, s, c, phase, n, out in
+          pcmmix_upsample_run(h, steps, up, down, x, s, c, phase, n, out)
         },
         lerpDot: { h0, h1, t, x, n, next in pcmmix_lerp_dot(h0, h1, t, x, n, next) },
         lerpDot2: { h0, h1, t, a, b, n, out, next in

@@ -110,7 +110,7 @@ import Testing
   /// The AVX-512F group functions (one to seven groups per pass) add exactly what the AVX2 ones
   /// add: one call over the whole input, where most groups go five to seven at a time, against
   /// the AVX2 functions alone. (`streamedEqualsOneShot` covers the other pass sizes and the
-  /// part-written groups at the ends of a call.) At 8, 9.6 and 16 kHz the same holds for the
+  /// part-written groups at the ends of a call.) At 8, 9.6, 16 and 32 kHz the same holds for the
   /// direct-form upsampling functions, which those rates use instead.
   @Test(
     .enabled(if: AcceleratedKernels.usesAVX512, "this CPU has no AVX-512F"),

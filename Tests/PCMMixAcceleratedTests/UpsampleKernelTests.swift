@@ -3,10 +3,10 @@
 import PCMMixTestSupport
 import Testing
 
-/// The direct-form upsampling kernels (`upsampleRun`: 16, 9.6 and 8 kHz into 48 kHz) compute
-/// each output as one fused multiply-add chain over its taps in order, written where it
-/// belongs; the resampler uses them for exactly those rates and gives the Swift path's output
-/// to within Float32 rounding.
+/// The direct-form upsampling kernels (`upsampleRun`: 16, 9.6, 8 and 32 kHz into 48 kHz)
+/// compute each output as one fused multiply-add chain over its steps in order, written where
+/// it belongs; the resampler uses them for exactly those rates and gives the Swift path's
+/// output to within Float32 rounding.
 @Suite struct UpsampleKernelTests {
   static let kernels: [(String, PolyphaseResampler.DotKernel?)] = [
     ("default", AcceleratedKernels.kernel), ("avx2", AcceleratedKernels.avx2Kernel),
@@ -15,55 +15,61 @@ import Testing
   /// Bit for bit against the chain written out in Swift (`addingProduct` is fused), for every
   /// start phase, for counts that end inside and at the end of a block and span several passes,
   /// one to three channels, with both kernel sets (the default one is AVX-512F where the CPU has
-  /// it).
+  /// it). The input before the first window counts as zero: it holds NaN here, so reading it
+  /// would show.
   @Test(
     .enabled(if: AcceleratedKernels.kernel?.upsampleRun != nil, "this CPU has no AVX2 + FMA"),
-    arguments: [3, 5, 6], [1, 2, 3])
-  func eachOutputIsItsChainOfFusedMultiplyAdds(up: Int, channels: Int) throws {
-    var g = SplitMix64(seed: UInt64(up * 8 + channels))
-    let taps = 40
-    let h = (0..<(taps * up)).map { _ in Float.random(in: -1...1, using: &g) }
-    let stride = 700
-    let x = (0..<(stride * channels)).map { _ in Float.random(in: -1...1, using: &g) }
+    arguments: [[3, 1], [5, 1], [6, 1], [3, 2]], [1, 2, 3])
+  func eachOutputIsItsChainOfFusedMultiplyAdds(ratio: [Int], channels: Int) throws {
+    let (up, down) = (ratio[0], ratio[1])
+    var g = SplitMix64(seed: UInt64(up * 8 + down * 64 + channels))
+    let steps = 40
+    let h = (0..<(steps * up)).map { _ in Float.random(in: -1...1, using: &g) }
+    // Each plane: 4 NaN, then the input from the first window on.
+    let (front, stride) = (4, 700)
+    var x = (0..<(stride * channels)).map { _ in Float.random(in: -1...1, using: &g) }
+    for c in 0..<channels { for i in 0..<front { x[c * stride + i] = .nan } }
+    func input(_ c: Int, _ i: Int) -> Float { i < 0 ? 0 : x[c * stride + front + i] }
     for (name, kernel) in Self.kernels {
       let run = try #require(kernel?.upsampleRun, "\(name)")
       for phase in 0..<up {
-        // Up to 600 windows: the last output's window ends 60 floats before the plane's end.
-        for count in [1, 7, 16 * up - phase, 17 * up + 2, 600 * up - phase] {
+        let lead = phase * down / up
+        // Up to 300 runs of `up` outputs: the last window ends 60 floats before the plane's end.
+        for count in [1, 7, 16 * up - phase, 17 * up + 2, 300 * up - phase] {
           var out = [Float](repeating: .nan, count: count * channels)
           h.withUnsafeBufferPointer { hp in
             x.withUnsafeBufferPointer { xp in
               out.withUnsafeMutableBufferPointer { o in
                 run(
-                  hp.baseAddress!, taps, up, xp.baseAddress!, stride, channels, phase, count,
-                  o.baseAddress!)
+                  hp.baseAddress!, steps, up, down, xp.baseAddress! + front, stride, channels,
+                  phase, count, o.baseAddress!)
               }
             }
           }
           var wrong = 0
           for j in 0..<count {
-            let a = phase + j
+            let (m, p) = ((phase + j) / up, (phase + j) % up)
             for c in 0..<channels {
               var sum: Float = 0
-              for k in 0..<taps {
-                sum = sum.addingProduct(h[k * up + a % up], x[c * stride + a / up + k])
+              for s in 0..<steps {
+                sum = sum.addingProduct(h[s * up + p], input(c, m * down + s - lead))
               }
               if out[j * channels + c].bitPattern != sum.bitPattern { wrong += 1 }
             }
           }
-          #expect(wrong == 0, "\(name) up \(up) phase \(phase) count \(count): \(wrong) wrong")
+          #expect(wrong == 0, "\(name) \(up):\(down) phase \(phase) count \(count): \(wrong) wrong")
         }
       }
     }
   }
 
-  /// Used for exactly the factors it takes, and only with an exact Float32 table.
+  /// Used for exactly the ratios it takes, and only with an exact Float32 table.
   @Test(.enabled(if: AcceleratedKernels.kernel?.upsampleRun != nil, "this CPU has no AVX2 + FMA"))
   func isUsedForItsFactorsOnly() {
-    for rate in [16000, 9600, 8000, 24000, 12000, 32000, 44100] {
+    for rate in [16000, 9600, 8000, 32000, 24000, 12000, 44100, 96000] {
       let r = PolyphaseResampler(
         inputRate: rate, outputRate: 48000, channelCount: 2, kernel: AcceleratedKernels.kernel)
-      #expect(r.usesUpsampleKernel == [16000, 9600, 8000].contains(rate), "\(rate) Hz")
+      #expect(r.usesUpsampleKernel == [16000, 9600, 8000, 32000].contains(rate), "\(rate) Hz")
       #expect(r.usesGroupKernel, "\(rate) Hz")
     }
     let high = PolyphaseResampler(
@@ -78,7 +84,7 @@ import Testing
   /// goes on exactly as the mono stream would, in both channels.
   @Test(
     .enabled(if: AcceleratedKernels.kernel?.upsampleRun != nil, "this CPU has no AVX2 + FMA"),
-    arguments: [16000, 8000])
+    arguments: [16000, 8000, 32000])
   func monoTurningStereoGoesOnWithoutASeam(rate: Int) throws {
     var g = SplitMix64(seed: UInt64(rate))
     let x = g.noise(rate / 5)
@@ -109,7 +115,7 @@ import Testing
 
   @Test(
     .enabled(if: AcceleratedKernels.kernel?.upsampleRun != nil, "this CPU has no AVX2 + FMA"),
-    arguments: [16000, 9600, 8000], [1, 2, 3])
+    arguments: [16000, 9600, 8000, 32000], [1, 2, 3])
   func matchesTheSwiftPathWithinRounding(rate: Int, channels: Int) {
     var g = SplitMix64(seed: UInt64(rate * 5 + channels))
     let x = g.noise(rate / 5 * channels)

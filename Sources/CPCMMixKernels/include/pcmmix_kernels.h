@@ -76,20 +76,22 @@ void pcmmix_group16_run_512(const float *table, long width, const float *x, long
                             long stride, long channels, float *out, long out_advance, long count,
                             float *first_out, float *last_out);
 
-/// Integer-ratio upsampling (`up` outputs per input sample: 3, 5 or 6), every channel: output
-/// `j` (0 ..< `count`) is output `a = phase + j` counted from the window at `x`, the sum over
-/// k < taps of h[k * up + a % up] * x[c * stride + a / up + k] for each plane c (the phases'
-/// rows tap-major: the `up` coefficients of one tap side by side), written interleaved to
-/// `out + j * channels`. Each
-/// output is one chain of fused multiply-adds over its taps in order, so the AVX2 and AVX-512F
-/// functions give the same bits, and any split of the outputs into calls does too. Reads up to
-/// 15 floats past the last output's window in each plane (their results are dropped).
-void pcmmix_upsample_run(const float *h, long taps, long up, const float *x, long stride,
-                         long channels, long phase, long count, float *out);
+/// Upsampling by `up` : `down` = 3, 5 or 6 : 1 (16, 9.6, 8 kHz into 48 kHz) or 3 : 2 (32 kHz),
+/// every channel, in direct form: output `j` (0 ..< `count`) is output `a = phase + j` of the
+/// run whose first output's window starts at `x`; with m = a / up and p = a % up it is the sum
+/// over s < `steps` of h[s * up + p] * plane[m * down + s - lead], plane c at x + c * stride and
+/// lead = phase * down / up (the input before x counts as zero and is not read). `h` is the
+/// exact table laid out step-major, each phase's row shifted to where its window starts (zeros
+/// around it). Written interleaved to `out + j * channels`. Each output is one chain of fused
+/// multiply-adds over the steps in order, so the AVX2 and AVX-512F functions give the same
+/// bits, and any split of the outputs into calls does too. Reads up to 48 floats past the last
+/// output's window in each plane (for results it drops).
+void pcmmix_upsample_run(const float *h, long steps, long up, long down, const float *x,
+                         long stride, long channels, long phase, long count, float *out);
 
 /// pcmmix_upsample_run with 512-bit registers (AVX-512F): the same bits.
-void pcmmix_upsample_run_512(const float *h, long taps, long up, const float *x, long stride,
-                             long channels, long phase, long count, float *out);
+void pcmmix_upsample_run_512(const float *h, long steps, long up, long down, const float *x,
+                             long stride, long channels, long phase, long count, float *out);
 
 /// Float32 samples to int16 by PCMMix's rule (x * 32768 rounded to nearest with ties toward
 /// zero, clamped; NaN to 0): the same bits as `PCMEncoder.int16` in Swift, sixteen at a time.

@@ -42,21 +42,26 @@ extension PolyphaseResampler {
         UnsafeMutablePointer<Float>, Int, Int, UnsafeMutablePointer<Float>?,
         UnsafeMutablePointer<Float>?
       ) -> Void
-    /// Integer-ratio upsampling in direct form: `(h, taps, up, x, stride, channels, phase,
-    /// count, out)` writes outputs `j` in 0 ..< `count`, interleaved: output `a = phase + j` from
-    /// the window at `x` is the sum over `k < taps` of `h[k·up + a % up] · x[c·stride + a / up
-    /// + k]` for each channel `c` (`h` is the exact table tap-major). `up` is in ``upsampleFactors``. The function may read up to
-    /// 15 floats past the last window of each plane. Each output must be one chain of fused
-    /// multiply-adds over its taps in order, so that any split of the input gives the same bits.
+    /// Upsampling in direct form: `(h, steps, up, down, x, stride, channels, phase, count, out)`
+    /// writes outputs `j` in 0 ..< `count`, interleaved: output `a = phase + j`, with
+    /// `m = a / up`, `p = a % up` and `lead = phase·down / up`, is the sum over `s < steps` of
+    /// `h[s·up + p] · x[c·stride + m·down + s − lead]` for each channel `c`, the input before
+    /// `x` taken as zero (``UpsampleTable`` lays out `h`). `(up, down)` is one that
+    /// ``takesUpsample(up:down:)`` accepts. The function may read up to 48 floats past the last
+    /// window of each plane. Each output must be one chain of fused multiply-adds over the steps
+    /// in order, so that any split of the input gives the same bits.
     public typealias UpsampleRun =
       @convention(c) (
-        UnsafePointer<Float>, Int, Int, UnsafePointer<Float>, Int, Int, Int, Int,
+        UnsafePointer<Float>, Int, Int, Int, UnsafePointer<Float>, Int, Int, Int, Int,
         UnsafeMutablePointer<Float>
       ) -> Void
-    /// The factors ``UpsampleRun`` takes: 16, 9.6 and 8 kHz into 48 kHz. (With 2, 4 and 8 the
-    /// AVX2 function measured slower than the group functions; the AVX2 and AVX-512F kernels
-    /// must take the same factors to give the same bits.)
-    public static let upsampleFactors: Set<Int> = [3, 5, 6]
+    /// Whether ``UpsampleRun`` takes `up : down` (in lowest terms): 3, 5 or 6 : 1 (16, 9.6 and
+    /// 8 kHz into 48 kHz) and 3 : 2 (32 kHz). (With 2, 4 and 8 : 1 the AVX2 function measured
+    /// slower than the group functions; the AVX2 and AVX-512F kernels must take the same ratios
+    /// to give the same bits.)
+    public static func takesUpsample(up: Int, down: Int) -> Bool {
+      down == 1 ? [3, 5, 6].contains(up) : up == 3 && down == 2
+    }
     /// The row blended between `h0` and `h1` by `t` dotted with `x` (``VariableRatioResampler``);
     /// the last argument, when given, is the next output's first row, which the kernel may fetch
     /// into the cache meanwhile (that row and the one after it).
@@ -96,8 +101,8 @@ extension PolyphaseResampler {
     public var groupPair: GroupPair?
     /// Runs of groups a table cycle apart, several per pass, if any (used only with ``group``).
     public var groupRun: GroupRun?
-    /// Integer-ratio upsampling (8, 9.6 and 16 kHz into 48 kHz: ``upsampleFactors``), if any:
-    /// used instead of the group functions for those rates.
+    /// Upsampling in direct form (8, 9.6, 16 and 32 kHz into 48 kHz:
+    /// ``takesUpsample(up:down:)``), if any: used instead of the group functions for those rates.
     public var upsampleRun: UpsampleRun?
     /// Blended-row dot products for ``VariableRatioResampler``, if any.
     public var lerpDot: LerpDot?

@@ -67,7 +67,7 @@ extension PolyphaseResampler {
         if let view {
           shape.writeGroups(view, context, base, out, room, &loop)
         } else if let upsampleTable {
-          shape.writeUpsampled(context, upsampleTable.coefficients, base, out, room, &loop)
+          shape.writeUpsampled(context, upsampleTable, base, out, room, &loop)
         } else {
           shape.writeSingles(context, base, out, room, &loop)
         }
@@ -121,24 +121,28 @@ extension PolyphaseResampler._Shape {
     loop.position = loop.group.start
   }
 
-  /// Step 1, integer-ratio upsampling: every output whose window is complete and that fits, in
-  /// one call of the kernel's direct-form function (`DotKernel.upsampleRun`).
+  /// Step 1, upsampling in direct form: every output whose window is complete and that fits,
+  /// in one call of the kernel's function (`DotKernel.upsampleRun`).
   @inline(__always)
   func writeUpsampled(
-    _ context: KernelContext, _ table: UnsafeMutablePointer<Float>,
-    _ base: UnsafeMutablePointer<Float>,
+    _ context: KernelContext, _ table: UpsampleTable, _ base: UnsafeMutablePointer<Float>,
     _ out: UnsafeMutablePointer<Float>, _ room: Int, _ loop: inout PolyphaseResampler._Loop
   ) {
-    // Windows start at every input sample, `up` outputs each, from the one at `position`.
-    let windows = loop.count - taps - loop.position + 1
-    guard windows > 0, let run = context.upsampleRun else { return }
-    let n = min(windows * up - loop.phase, room - loop.produced)
+    // Output j from here starts its window (phase + j·down) / up samples after `position`; it
+    // is complete while that is at most `last`.
+    let last = loop.count - taps - loop.position
+    guard last >= 0, let run = context.upsampleRun else { return }
+    let n = min(((last + 1) * up - loop.phase + down - 1) / down, room - loop.produced)
     guard n > 0 else { return }
+    // The kernel counts outputs within runs of `up` (p: phase p·down mod up); ours has phase
+    // `loop.phase`, so p solves p·down ≡ phase (mod up).
+    var p = 0
+    while p * down % up != loop.phase { p += 1 }
     run(
-      table, taps, up, base + loop.position, stride, channels, loop.phase, n,
+      table.coefficients, table.steps, up, down, base + loop.position, stride, channels, p, n,
       out + loop.produced * channels)
     loop.produced += n
-    let next = loop.phase + n
+    let next = loop.phase + n * down
     loop.position += next / up
     loop.phase = next % up
   }

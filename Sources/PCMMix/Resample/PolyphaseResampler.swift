@@ -58,7 +58,7 @@ public struct PolyphaseResampler: Resampler {
   /// valid input and then dropped read finite values (one SIMD width).
   static let zeroTail = 8
   /// Floats after each plane's frames that `DotKernel.upsampleRun` may read (for lanes it drops).
-  static let upsampleTail = 16
+  static let upsampleTail = 48
 
   /// Filter taps per output sample and channel (0 when the rates are equal).
   public var taps: Int { bank?.taps ?? 0 }
@@ -94,7 +94,7 @@ public struct PolyphaseResampler: Resampler {
   public var usesGroupKernel: Bool { groups != nil || upsampleTable != nil }
 
   /// Whether outputs come from the kernel's `DotKernel.upsampleRun`: the input rate divides
-  /// the output rate by a factor in `DotKernel.upsampleFactors`, the table is exact and
+  /// the rates are a ratio `DotKernel.takesUpsample(up:down:)` accepts, the table is exact and
   /// accumulation is in Float32.
   @_spi(Backends) public var usesUpsampleKernel: Bool { upsampleTable != nil }
 
@@ -161,9 +161,11 @@ public struct PolyphaseResampler: Resampler {
     // table is exact and Float32 (a kernel without a group function keeps the per-output path).
     let exact = !bank.accumulatesInDouble && bank.interpolationSteps == 0
     let upsamples =
-      exact && down == 1 && kernel?.upsampleRun != nil
-      && DotKernel.upsampleFactors.contains(up)
-    upsampleTable = upsamples ? sharedUpsample ?? UpsampleTable(bank: bank, up: up) : nil
+      exact && kernel?.upsampleRun != nil
+      && DotKernel.takesUpsample(up: up, down: down)
+      && (down == 1 || bank.taps + up <= UpsampleTable.mostStepsSplit)
+    upsampleTable =
+      upsamples ? sharedUpsample ?? UpsampleTable(bank: bank, up: up, down: down) : nil
     if (kernel == nil || kernel?.group != nil) && exact && !upsamples {
       groups =
         sharedGroups
