@@ -59,9 +59,7 @@ final class GroupTables: @unchecked Sendable {
     count = starts.count
     cycleAdvance = count * g * m / l
     // Cache-line aligned: a row is 64 bytes, so no coefficient load straddles two lines.
-    tables = UnsafeMutableRawPointer.allocate(
-      byteCount: count * width * g * MemoryLayout<Float>.stride, alignment: 64
-    ).bindMemory(to: Float.self, capacity: count * width * g)
+    tables = allocateCacheAligned(floats: count * width * g)
     tables.initialize(repeating: 0, count: count * width * g)
     offsets = .allocate(capacity: count * (g + 1))
     next = .allocate(capacity: count)

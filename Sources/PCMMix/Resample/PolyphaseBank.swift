@@ -84,13 +84,10 @@ final class PolyphaseBank: @unchecked Sendable {
       rows = steps + 1
       interpolationSteps = steps
     }
-    // Cache-line aligned, as the group tables are: rows are a multiple of 32 bytes (taps a
-    // multiple of 8), so no 32-byte load of a row straddles two cache lines. Left to malloc, the
+    // Cache-line aligned, as the group tables are (taps is a multiple of 8). Left to malloc, the
     // start fell wherever the heap had room (16-byte aligned), and the steerable resampler's row
     // loads took 15 % longer in some processes than in others.
-    coefficients = UnsafeMutableRawPointer.allocate(
-      byteCount: rows * taps * MemoryLayout<Float>.stride, alignment: 64
-    ).bindMemory(to: Float.self, capacity: rows * taps)
+    coefficients = allocateCacheAligned(floats: rows * taps)
     let half = Double(taps / 2)
     let divisor = Double(interpolationSteps == 0 ? l : interpolationSteps)
     var row = [Double](repeating: 0, count: taps)

@@ -29,8 +29,8 @@ public struct PolyphaseResampler: Resampler {
   let bank: PolyphaseBank?
   /// The sixteen-output tables, when `DotKernel.group` is used.
   let groups: GroupTables?
-  /// The tap-major table, when outputs come from `DotKernel.upsampleRun` (integer-ratio
-  /// upsampling; no group tables then).
+  /// The step-major table, when outputs come from `DotKernel.upsampleRun` (upsampling in
+  /// direct form; no group tables then).
   let upsampleTable: UpsampleTable?
   /// Frames each channel plane holds.
   let capacity: Int
@@ -93,9 +93,9 @@ public struct PolyphaseResampler: Resampler {
   /// exact, accumulation is in Float32 and the group tables fit in 1 MiB.
   public var usesGroupKernel: Bool { groups != nil || upsampleTable != nil }
 
-  /// Whether outputs come from the kernel's `DotKernel.upsampleRun`: the input rate divides
-  /// the rates are a ratio `DotKernel.takesUpsample(up:down:)` accepts, the table is exact and
-  /// accumulation is in Float32.
+  /// Whether outputs come from the kernel's `DotKernel.upsampleRun`: it has one, the rates are a
+  /// ratio `DotKernel.takesUpsample(up:down:)` accepts, the table is exact and accumulation is in
+  /// Float32.
   @_spi(Backends) public var usesUpsampleKernel: Bool { upsampleTable != nil }
 
   /// Creates a resampler; allocates the coefficient table and history.
@@ -163,7 +163,9 @@ public struct PolyphaseResampler: Resampler {
     let upsamples =
       exact && kernel?.upsampleRun != nil
       && DotKernel.takesUpsample(up: up, down: down)
-      && (down == 1 || bank.taps + up <= UpsampleTable.mostStepsSplit)
+      && (down == 1
+        || UpsampleTable.steps(taps: bank.taps, up: up, down: down)
+          <= UpsampleTable.mostStepsSplit)
     upsampleTable =
       upsamples ? sharedUpsample ?? UpsampleTable(bank: bank, up: up, down: down) : nil
     if (kernel == nil || kernel?.group != nil) && exact && !upsamples {

@@ -20,11 +20,15 @@ final class UpsampleTable: @unchecked Sendable {
   /// Steps per output: the taps and the furthest window offset.
   let steps: Int
 
+  /// Steps per output for rows of `taps` taps at `up : down`: the taps and the furthest window
+  /// offset, `(up − 1)·down / up`.
+  static func steps(taps: Int, up: Int, down: Int) -> Int { taps + (up - 1) * down / up }
+
   /// The rows of `bank` (an exact one with `up` phases) for `up : down`, step-major.
   init(bank: PolyphaseBank, up: Int, down: Int) {
     precondition(bank.interpolationSteps == 0)
     let taps = bank.taps
-    steps = taps + (up - 1) * down / up
+    steps = Self.steps(taps: taps, up: up, down: down)
     count = steps * up
     coefficients = .allocate(capacity: count)
     coefficients.initialize(repeating: 0, count: count)
