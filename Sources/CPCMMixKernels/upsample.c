@@ -248,7 +248,8 @@ static void split(const float *src, long skip, long n, float *e, float *o) {
 // ratio's passes take (what is left between one and two passes' worth in halves), each channel
 // into `phased`, then the outputs of the call's range into `out`. A mono pass whose outputs all
 // lie in the call's range writes them to `out` itself: copying them out of `phased` right after
-// the pass stored them cost the AVX2 passes about 14 % (the copy's loads wait on those stores).
+// the pass stored them cost the AVX2 passes 11 to 16 % of their time (the copy's loads wait
+// on those stores).
 static void run(const passes *ps, long lanes, const float *h, long steps, long up, long down,
                 const float *x, long stride, long channels, long phase, long count,
                 float *out) {
