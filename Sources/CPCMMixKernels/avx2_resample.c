@@ -153,8 +153,8 @@ long pcmmix_lerp_run(const float *table, long taps, double steps, double step, c
 // input sample per channel against a row of 16 coefficients, one per output, so no horizontal
 // sums are needed and each row load serves both channels of a pair. Even and odd taps go to
 // separate accumulators to keep two FMAs in flight per cycle despite their 4-cycle latency.
-PCMMIX_TARGET static void group_pair(const float *table, long width, const float *a,
-                                     const float *b, float *la, float *lb) {
+PCMMIX_TARGET static inline __attribute__((always_inline)) void
+pair_sums(const float *table, long width, const float *a, const float *b, __m256 sums[4]) {
   __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
   __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
   __m256 a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
@@ -183,10 +183,36 @@ PCMMIX_TARGET static void group_pair(const float *table, long width, const float
     b0 = _mm256_fmadd_ps(_mm256_loadu_ps(t), xb, b0);
     b1 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 8), xb, b1);
   }
-  _mm256_storeu_ps(la, _mm256_add_ps(a0, a2));
-  _mm256_storeu_ps(la + 8, _mm256_add_ps(a1, a3));
-  _mm256_storeu_ps(lb, _mm256_add_ps(b0, b2));
-  _mm256_storeu_ps(lb + 8, _mm256_add_ps(b1, b3));
+  sums[0] = _mm256_add_ps(a0, a2);
+  sums[1] = _mm256_add_ps(a1, a3);
+  sums[2] = _mm256_add_ps(b0, b2);
+  sums[3] = _mm256_add_ps(b1, b3);
+}
+
+// The sixteen lanes of both planes, each into its own sixteen floats.
+PCMMIX_TARGET static void group_pair(const float *table, long width, const float *a,
+                                     const float *b, float *la, float *lb) {
+  __m256 sums[4];
+  pair_sums(table, width, a, b, sums);
+  _mm256_storeu_ps(la, sums[0]);
+  _mm256_storeu_ps(la + 8, sums[1]);
+  _mm256_storeu_ps(lb, sums[2]);
+  _mm256_storeu_ps(lb + 8, sums[3]);
+}
+
+// A stereo pair's sixteen frames, interleaved in registers, into `out` (32 floats): stored
+// straight into the output rather than through lanes copied out right after they were stored
+// (whose loads waited on those stores).
+PCMMIX_TARGET static void group_frames(const float *table, long width, const float *a,
+                                       const float *b, float *out) {
+  __m256 sums[4];
+  pair_sums(table, width, a, b, sums);
+  for (int h = 0; h < 2; h++) {
+    const __m256 lo = _mm256_unpacklo_ps(sums[h], sums[2 + h]);
+    const __m256 hi = _mm256_unpackhi_ps(sums[h], sums[2 + h]);
+    _mm256_storeu_ps(out + 16 * h, _mm256_permute2f128_ps(lo, hi, 0x20));
+    _mm256_storeu_ps(out + 16 * h + 8, _mm256_permute2f128_ps(lo, hi, 0x31));
+  }
 }
 
 // One plane alone: a mono source, or the last channel of an odd count. Same arithmetic as
@@ -220,11 +246,15 @@ PCMMIX_TARGET void pcmmix_group16x2(const float *table, long width, const float 
 
 PCMMIX_TARGET void pcmmix_group16(const float *table, long width, const float *x, long stride,
                                   long channels, float *out, long first, long count) {
-  // The lanes go through this bounce buffer rather than straight to `out`: a group's sixteen
-  // outputs are computed whole, but at the edges of a call only lanes first ..< first + count
-  // are wanted, and `out` is interleaved (frame-major) while each lane is one channel's output.
-  // Copying the wanted lanes out of the stack keeps the vector stores full width and unaligned
-  // writes past the caller's buffer impossible.
+  // A whole stereo group goes straight to `out`, interleaved in registers. Otherwise the lanes
+  // go through this bounce buffer: a group's sixteen outputs are computed whole, but at the
+  // edges of a call only lanes first ..< first + count are wanted, and `out` is interleaved
+  // (frame-major) while each lane is one channel's output. Copying the wanted lanes out of the
+  // stack keeps the vector stores full width and writes past the caller's buffer impossible.
+  if (channels == 2 && first == 0 && count == 16) {
+    group_frames(table, width, x, x + stride, out);
+    return;
+  }
   float lanes[2][16];
   long c = 0;
   for (; c + 2 <= channels; c += 2) {

@@ -13,10 +13,13 @@
 #define PCMMIX_TARGET512 __attribute__((target("avx512f,avx2,fma")))
 
 // `n` planes (1 to 14: up to seven groups of one table, one or two channels each)
-// against one table, into `n` sets of sixteen lanes. Inlined with `n` constant, so the 2n
-// accumulators live in registers (AVX-512 has 32): each row load serves all n planes.
+// against one table, into `n` sets of sixteen lanes; with `stereo`, planes 2k and 2k + 1 are
+// the left and right of one group, written interleaved (32 floats) to l[k]. Inlined with `n`
+// constant, so the 2n accumulators live in registers (AVX-512 has 32): each row load serves all
+// n planes.
 PCMMIX_TARGET512 static inline __attribute__((always_inline)) void
-planes512(const float *table, long width, const float *const *p, float *const *l, const int n) {
+planes512(const float *table, long width, const float *const *p, float *const *l, const int n,
+          const int stereo) {
   __m512 e[14], o[14];
   for (int k = 0; k < n; k++) e[k] = o[k] = _mm512_setzero_ps();
   long m = 0;
@@ -30,18 +33,39 @@ planes512(const float *table, long width, const float *const *p, float *const *l
     __m512 c0 = _mm512_loadu_ps(table + m * 16);
     for (int k = 0; k < n; k++) e[k] = _mm512_fmadd_ps(c0, _mm512_set1_ps(p[k][m]), e[k]);
   }
-  for (int k = 0; k < n; k++) _mm512_storeu_ps(l[k], _mm512_add_ps(e[k], o[k]));
+  if (!stereo) {
+    for (int k = 0; k < n; k++) _mm512_storeu_ps(l[k], _mm512_add_ps(e[k], o[k]));
+    return;
+  }
+  // Frames in order, left then right: stored straight into the output rather than through
+  // lanes copied out right after they were stored (whose loads waited on those stores).
+  const __m512i front = _mm512_setr_epi32(0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+  const __m512i back =
+      _mm512_setr_epi32(8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31);
+  for (int k = 0; k < n / 2; k++) {
+    const __m512 left = _mm512_add_ps(e[2 * k], o[2 * k]);
+    const __m512 right = _mm512_add_ps(e[2 * k + 1], o[2 * k + 1]);
+    _mm512_storeu_ps(l[k], _mm512_permutex2var_ps(left, front, right));
+    _mm512_storeu_ps(l[k] + 16, _mm512_permutex2var_ps(left, back, right));
+  }
 }
 
 PCMMIX_TARGET512 static void one512(const float *table, long width, const float *a, float *la) {
-  planes512(table, width, &a, &la, 1);
+  planes512(table, width, &a, &la, 1, 0);
 }
 
 PCMMIX_TARGET512 static void pair512(const float *table, long width, const float *a,
                                      const float *b, float *la, float *lb) {
   const float *p[2] = {a, b};
   float *l[2] = {la, lb};
-  planes512(table, width, p, l, 2);
+  planes512(table, width, p, l, 2, 0);
+}
+
+// A stereo pair's sixteen frames, interleaved, into `out`.
+PCMMIX_TARGET512 static void frames512(const float *table, long width, const float *a,
+                                       const float *b, float *out) {
+  const float *p[2] = {a, b};
+  planes512(table, width, p, &out, 2, 1);
 }
 
 // Lanes first ..< first + count of one channel's sixteen into interleaved `out`.
@@ -53,6 +77,10 @@ static inline void scatter(const float *lanes, float *out, long channels, long c
 PCMMIX_TARGET512 void pcmmix_group16_512(const float *table, long width, const float *x,
                                          long stride, long channels, float *out, long first,
                                          long count) {
+  if (channels == 2 && first == 0 && count == 16) {
+    frames512(table, width, x, x + stride, out);
+    return;
+  }
   float lanes[2][16];
   long c = 0;
   for (; c + 2 <= channels; c += 2) {
@@ -68,8 +96,8 @@ PCMMIX_TARGET512 void pcmmix_group16_512(const float *table, long width, const f
 
 // `m` groups of one table (1 to 7 for mono, else 1 to 6), planes from x + k * advance, into
 // out[k], every channel. Mono writes its lanes in place (a group's sixteen outputs are
-// contiguous); more channels go through `lanes` in pairs, up to twelve planes (24 accumulators)
-// per pass.
+// contiguous), and stereo its frames, interleaved in registers; more channels go through
+// `lanes` in pairs, up to twelve planes (24 accumulators) per pass.
 PCMMIX_TARGET512 static inline __attribute__((always_inline)) void
 groups512(const float *table, long width, const float *x, long advance, long stride,
           long channels, float *const *out, const int m) {
@@ -77,7 +105,15 @@ groups512(const float *table, long width, const float *x, long advance, long str
   float *l[14];
   if (channels == 1) {
     for (int k = 0; k < m; k++) p[k] = x + k * advance;
-    planes512(table, width, p, out, m);
+    planes512(table, width, p, out, m, 0);
+    return;
+  }
+  if (channels == 2) {
+    for (int k = 0; k < m; k++) {
+      p[2 * k] = x + k * advance;
+      p[2 * k + 1] = x + k * advance + stride;
+    }
+    planes512(table, width, p, out, 2 * m, 1);
     return;
   }
   float lanes[12][16];
@@ -89,7 +125,7 @@ groups512(const float *table, long width, const float *x, long advance, long str
       l[2 * k] = lanes[2 * k];
       l[2 * k + 1] = lanes[2 * k + 1];
     }
-    planes512(table, width, p, l, 2 * m);
+    planes512(table, width, p, l, 2 * m, 0);
     for (int k = 0; k < m; k++) {
       scatter(lanes[2 * k], out[k], channels, c, 0, 16);
       scatter(lanes[2 * k + 1], out[k], channels, c + 1, 0, 16);
@@ -100,7 +136,7 @@ groups512(const float *table, long width, const float *x, long advance, long str
       p[k] = x + k * advance + c * stride;
       l[k] = lanes[k];
     }
-    planes512(table, width, p, l, m);
+    planes512(table, width, p, l, m, 0);
     for (int k = 0; k < m; k++) scatter(lanes[k], out[k], channels, c, 0, 16);
   }
 }
