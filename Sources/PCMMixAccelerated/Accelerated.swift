@@ -6,9 +6,9 @@ import CPCMMixKernels
 /// The core `PCMMix` product stays pure Swift; this product adds a small C target, because Swift
 /// cannot use AVX2 or FMA without `unsafeFlags`, which would stop the package from being a
 /// dependency. On an x86-64 CPU with AVX2 and FMA the kernels compute the same filter (fused
-/// multiply-adds, so the last bits differ) in 35–40 % of the Swift path's time, sixteen outputs
+/// multiply-adds, so the last bits differ) in 35–38 % of the Swift path's time, sixteen outputs
 /// per call where the rates allow (see `pcmmix_group16`, and `pcmmix_upsample_run` for 32, 16, 9.6
-/// and 8 kHz into 48 kHz); with AVX-512F too, in 19–23 % (same bits as with AVX2 alone; see
+/// and 8 kHz into 48 kHz); with AVX-512F too, in 18–21 % (same bits as with AVX2 alone; see
 /// ``usesAVX512``). Those shares are `balanced`'s on the README's four benchmark workloads.
 /// Elsewhere ``kernel`` is `nil` and everything falls back to the Swift path.
 ///
