@@ -291,11 +291,9 @@ static void run(const passes *ps, long lanes, const float *h, long steps, long u
             ps->pass[m](h, steps, even[k] + at, odd[k] + at, to);
           }
         }
-        if (in_place) {
-          // Written already.
-        } else if (pair == 2) {
+        if (!in_place && pair == 2) {
           emit2(phased[0], phased[1], a0, lo, hi, first, channels, c, out);
-        } else {
+        } else if (!in_place) {
           emit(phased[0], a0, lo, hi, first, channels, c, out);
         }
         b += m;
