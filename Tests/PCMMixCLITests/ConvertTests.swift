@@ -343,11 +343,11 @@ struct ConvertTests {
     }
   }
 
-  /// LIBRARY BUG (left failing on purpose): 48 kHz → 1 Hz makes `PolyphaseBank` allocate
-  /// rows × taps coefficients with taps growing as the down-ratio (2,049 × ~6 M floats, 49 GB),
-  /// and the process dies of SIGABRT ("failed to allocate 48951167328 bytes"). --rate 1 is a
-  /// rate the CLI accepts; the run must end in a WAV or a one-line error, not a crash. Run as
-  /// a subprocess, since in this process the crash would take the test runner down.
+  /// 48 kHz → 1 Hz: --rate 1 is a rate the CLI accepts, so the run must end in a WAV or a
+  /// one-line error, not a crash. (It once died of SIGABRT: `PolyphaseBank` allocated an
+  /// interpolated table of 2,049 rows of ~6 M taps, 49 GB. A ratio with few phases now keeps
+  /// one row per phase, and the taps are capped; see `extremeDownsamplingKeepsOneRow`.) Run as
+  /// a subprocess, so that a crash fails this test instead of taking the test runner down.
   @Test("48 kHz → --rate 1 does not crash")
   func extremeDownRatio() throws {
     try withTempDir { dir in
