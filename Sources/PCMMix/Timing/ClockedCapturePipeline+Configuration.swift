@@ -4,8 +4,8 @@ extension ClockedCapturePipeline {
     /// Exactly this many seconds; audio that arrives later than that is dropped (counted).
     case fixed(seconds: Double)
     /// Chosen from how the sources deliver, within these bounds: at start, one of the longest
-    /// buffers seen, one pull and 20 ms (a source that delivers 512 ms bursts makes it about
-    /// 540 ms); raised when audio still arrives late (the output holds, silent, for the
+    /// buffers seen, one pull, 20 ms and one fade (a source that delivers 512 ms bursts makes
+    /// it about 550 ms); raised when audio still arrives late (the output holds, silent, for the
     /// difference), never lowered.
     case adaptive(minimum: Double, maximum: Double)
   }

@@ -135,7 +135,8 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
   /// frame (`nil`: placed by arrival).
   ///
   /// A buffer longer than the hand-off ring keeps its newest part; a buffer that finds the ring
-  /// full (no pull for about a second) is dropped and counted (``Statistics/appHandoffDrops``).
+  /// full (no pull for a second or more: the ring holds the larger of a second of the format
+  /// and 512 KiB, or `handoffBytes`) is dropped and counted (``Statistics/appHandoffDrops``).
   /// - Throws: ``CaptureError/format(_:)`` for a description that is not readable PCM, a rate
   ///   outside ``ClockedCapturePipeline/Configuration/inputRates``, or bytes that are not whole frames;
   ///   ``CaptureError/concurrentCall`` when another thread is appending to the same source.
