@@ -167,7 +167,8 @@ private struct _FuzzInput: Sendable {
 }
 
 /// The capture pipeline refuses a declared rate under its `inputRates` (1 kHz by default) with a
-/// typed error, and the stream goes on.
+/// typed error whose message names that range (not the probe's 1 Hz … 768 kHz, which 100 Hz is
+/// within), and the stream goes on.
 @Test func capturePipelineRefusesRatesBelowItsRange() throws {
   var pipeline = CapturePipeline()
   let low = StreamDescription(PCMFormat(sampleRate: 100, channelCount: 1, sampleType: .s16))
@@ -175,6 +176,9 @@ private struct _FuzzInput: Sendable {
   #expect(throws: ProbeError.invalidSampleRate(100)) {
     try frame.withUnsafeBytes { try pipeline.appendApp($0, description: low) }
   }
+  let message = "\(ProbeError.invalidSampleRate(100))"
+  #expect(message.contains("100 Hz") && message.contains("inputRates"), "\(message)")
+  #expect(!"\(ProbeError.invalidSampleRate(44_100.5))".contains("inputRates"))
   #expect(throws: ProbeError.invalidSampleRate(100)) { try pipeline.prepare(app: nil, mic: low) }
   #expect(pipeline.mixer.app.counters.framesIn == 0)
   let ok = StreamDescription(PCMFormat(sampleRate: 44_100, channelCount: 1, sampleType: .s16))

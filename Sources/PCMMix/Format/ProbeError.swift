@@ -2,7 +2,8 @@
 public enum ProbeError: Error, Hashable, Sendable {
   /// `formatID` is not `'lpcm'`.
   case unsupportedFormatID(UInt32)
-  /// `sampleRate` is zero, negative, not a whole number, or above 768 kHz.
+  /// `sampleRate` is zero, negative, not a whole number, or above 768 kHz; or, from a capture
+  /// pipeline, outside its `Configuration.inputRates` (1 kHz … 768 kHz by default).
   case invalidSampleRate(Double)
   /// `channelsPerFrame` is zero.
   case zeroChannels
@@ -12,7 +13,8 @@ public enum ProbeError: Error, Hashable, Sendable {
   case unsupportedBitDepth(UInt32, flags: UInt32)
   /// 8-bit signed, or 16/24/32-bit unsigned integer samples.
   case unsupportedSignedness(bits: UInt32, flags: UInt32)
-  /// `bytesPerFrame` disagrees with bits × channels.
+  /// `bytesPerFrame` disagrees with bytes per sample × channels (× 1 for non-interleaved data,
+  /// where a frame of one plane is one sample).
   case bytesPerFrameMismatch(UInt32, expected: UInt32)
   /// `framesPerPacket` is not 1 (linear PCM has one frame per packet).
   case unsupportedFramesPerPacket(UInt32)
@@ -40,6 +42,12 @@ extension ProbeError: CustomStringConvertible {
     switch self {
     case .unsupportedFormatID(let id):
       "format ID \(fourCC(id)) is not linear PCM ('lpcm')"
+    case .invalidSampleRate(let rate)
+    where rate.isFinite && rate == rate.rounded() && rate >= 1
+      && rate <= Double(PCMFormat.maxSampleRate):
+      // A readable rate: refused by a capture pipeline's range.
+      "sample rate \(hertzText(rate)) Hz is outside the input rates this capture pipeline takes"
+        + " (Configuration.inputRates: 1000 … \(PCMFormat.maxSampleRate) Hz unless widened)"
     case .invalidSampleRate(let rate):
       "sample rate \(hertzText(rate)) Hz is outside 1 … \(PCMFormat.maxSampleRate) Hz or not a whole number"
     case .zeroChannels:

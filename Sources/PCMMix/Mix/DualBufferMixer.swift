@@ -15,7 +15,9 @@
 public struct DualBufferMixer {
   /// Bounds, policy and gains.
   public struct Configuration: Hashable, Sendable {
-    /// Samples per frame (2 for the capture pipeline).
+    /// Samples per frame (2 for the capture pipeline). The limiter, its ceiling and ``meters``
+    /// work on stereo only: with any other count, `limit` and `saturate` clamp to ±1 and nothing
+    /// is metered.
     public var channelCount: Int
     /// The most frames each side buffers (default 1 s at 48 kHz).
     public var capacityFrames: Int
@@ -29,7 +31,8 @@ public struct DualBufferMixer {
     public var appGainDB: Double
     /// Mic gain in dB.
     public var micGainDB: Double
-    /// The `limit` policy's ceiling in dBFS (default −1).
+    /// The `limit` policy's ceiling in dBFS (default −1), for a stereo mixer (see
+    /// ``channelCount``).
     public var ceilingDB: Double
 
     /// Creates a configuration; the defaults suit 48 kHz stereo. The mixer takes values outside

@@ -12,7 +12,7 @@
 ///
 /// ```swift
 /// let fade = FadeShape(frames: 480)        // 10 ms at 48 kHz
-/// let g = fade.value(0)                   // 0.0000107…, the first frame of a fade-in
+/// let g = fade.value(0)                   // 0.00000268…, the first frame of a fade-in
 /// ```
 public struct FadeShape: Sendable {
   /// Frames a fade lasts (0: no fade; every value is 1).

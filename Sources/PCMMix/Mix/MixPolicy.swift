@@ -7,6 +7,7 @@ public enum MixPolicy: String, CaseIterable, Hashable, Sendable {
   /// `a + b` through a limiter that keeps every sample at or below a ceiling (default −1 dBFS):
   /// full level and, below the ceiling, the plain sum to the last bit (on int16 output the same
   /// as `saturate`'s there); above it, the gain comes down smoothly and recovers within half a
-  /// second. The recommended policy.
+  /// second. The recommended policy. (A mixer of other than two channels clamps instead; see
+  /// ``DualBufferMixer/Configuration/channelCount``.)
   case limit
 }

@@ -1,7 +1,9 @@
 /// A configuration value the library cannot work with, thrown where the value is given (a
-/// resampler specification, a mixer's bounds) instead of trapping later inside a callback.
+/// resampler specification: ``ResamplerQuality``'s initializer) instead of trapping later
+/// inside a callback. (The mixer and the pipelines take values out of
+/// range as the nearest in range instead.)
 public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvertible {
-  /// The parameter at fault, as it is spelled in code (`stopbandEdge`, `capacityFrames`).
+  /// The parameter at fault, as it is spelled in code (`stopbandEdge`, `attenuation`).
   public let parameter: String
   /// What the parameter must be, with the value given.
   public let message: String
@@ -12,6 +14,6 @@ public struct ConfigurationError: Error, Hashable, Sendable, CustomStringConvert
     self.message = message
   }
 
-  /// For example `stopbandEdge: 0.8 is not above passbandEdge 0.9`.
+  /// For example `attenuation: 10.0 dB is not in 20 … 200 dB`.
   public var description: String { "\(parameter): \(message)" }
 }
