@@ -219,9 +219,9 @@ static const passes *passes_for(int wide, long up, long down) {
 }
 
 // With `down` 2 the input is split into its even and odd samples a chunk of CHUNK values of m
-// at a time (so the window overlap is copied once per chunk, not once per pass); MOST_STEPS,
-// the most steps such a ratio may have, sizes the copies.
-enum { CHUNK = 192, MOST_STEPS = 1040, SPLIT = CHUNK + MOST_STEPS / 2 + 8 };
+// at a time (so the window overlap is copied once per chunk, not once per pass); the most steps
+// such a ratio may have (the header's PCMMIX_UPSAMPLE_MOST_SPLIT_STEPS) sizes the copies.
+enum { CHUNK = 192, SPLIT = CHUNK + PCMMIX_UPSAMPLE_MOST_SPLIT_STEPS / 2 + 8 };
 
 // The even samples of `src` into `e` and the odd ones into `o`, n of each (n a multiple of 4),
 // the first `skip` samples (before the first output's window, perhaps before the plane) as

@@ -1,7 +1,9 @@
-@_spi(Backends) import PCMMix
+import CPCMMixKernels
 @_spi(Backends) import PCMMixAccelerated
 import PCMMixTestSupport
 import Testing
+
+@_spi(Backends) @testable import PCMMix
 
 /// The direct-form upsampling kernels (`upsampleRun`: 16, 9.6, 8 and 32 kHz into 48 kHz)
 /// compute each output as one fused multiply-add chain over its steps in order, written where
@@ -61,6 +63,12 @@ import Testing
         }
       }
     }
+  }
+
+  /// The resampler's limit on the steps of a 3 : 2 table is the one the C kernels size their
+  /// even and odd copies of the input by: a larger table would overrun them.
+  @Test func splitStepLimitMatchesTheKernels() {
+    #expect(UpsampleTable.mostStepsSplit == Int(PCMMIX_UPSAMPLE_MOST_SPLIT_STEPS))
   }
 
   /// Used for exactly the ratios it takes, and only with an exact Float32 table.

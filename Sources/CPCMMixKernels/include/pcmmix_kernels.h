@@ -13,6 +13,11 @@ int pcmmix_kernels_available(void);
 /// 1 when this CPU (and its OS) also runs the AVX-512F group functions (`*_512`), else 0.
 int pcmmix_avx512_available(void);
 
+/// The most `steps` pcmmix_upsample_run and pcmmix_upsample_run_512 take when `down` is 2: they
+/// copy the input's even and odd samples into stack buffers sized by it. (PCMMix's
+/// `UpsampleTable.mostStepsSplit` must equal it; a test checks.)
+enum { PCMMIX_UPSAMPLE_MOST_SPLIT_STEPS = 1040 };
+
 #if defined(__x86_64__) || defined(__i386__)
 // The kernels below exist only on x86 (avx2_resample.c, avx2_levels.c); call them only when
 // pcmmix_kernels_available() returns 1.

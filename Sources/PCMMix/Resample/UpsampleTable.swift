@@ -10,7 +10,8 @@
 /// Immutable after creation, shared like the bank.
 final class UpsampleTable: @unchecked Sendable {
   /// The most ``steps`` the kernel takes when `down` is 2 (it sizes its even and odd copies of
-  /// the input by it: `MOST_STEPS` in `upsample.c`).
+  /// the input by it: `PCMMIX_UPSAMPLE_MOST_SPLIT_STEPS` in `pcmmix_kernels.h`, which
+  /// `UpsampleKernelTests` holds equal to this).
   static let mostStepsSplit = 1040
 
   /// `steps × up` floats, step-major.
