@@ -19,7 +19,10 @@ let package = Package(
     // Atomic loads and stores for the lock-free capture hand-off (one header; Swift's own
     // Synchronization.Atomic needs iOS 18 / macOS 15).
     .target(name: "CPCMMixAtomics"),
-    .target(name: "PCMMix", dependencies: ["CPCMMixAtomics"]),
+    // The per-sample loops (resampler, decoders, encoder, mix) in portable C, compiled with the
+    // package: as fast in a Debug build (-Onone/-O0) as Swift's SIMD types are in release.
+    .target(name: "CPCMMixCore"),
+    .target(name: "PCMMix", dependencies: ["CPCMMixAtomics", "CPCMMixCore"]),
     .target(name: "CPCMMixKernels"),
     .target(name: "PCMMixAccelerated", dependencies: ["PCMMix", "CPCMMixKernels"]),
     .systemLibrary(
@@ -50,7 +53,8 @@ let package = Package(
     // libFuzzer package in Fuzz/ compiles the same folder as its own target (no product here).
     .target(name: "PCMMixFuzzDrivers", dependencies: ["PCMMix"], path: "Fuzz/Drivers"),
     .testTarget(
-      name: "PCMMixTests", dependencies: ["PCMMix", "PCMMixTestSupport", "PCMMixFuzzDrivers"]),
+      name: "PCMMixTests",
+      dependencies: ["PCMMix", "CPCMMixCore", "PCMMixTestSupport", "PCMMixFuzzDrivers"]),
     .testTarget(
       name: "PCMMixSampleRateTests",
       dependencies: ["PCMMixSampleRate", "PCMMix", "PCMMixTestSupport"]),

@@ -52,65 +52,12 @@ public enum PCMDecoder {
     // Otherwise one channel at a time, strided (more than two channels, planar stereo).
     for c in 0..<outputChannels {
       let plane = format.isInterleaved ? planes.base(0) + c * bps : planes.base(c)
-      let first = plane + frames.lowerBound * stride
-      let dst = out + c
-      let n = frames.count
-      switch format.sampleType {
-      case .u8:
-        _run(first, stride, n, dst, outputChannels) {
-          Float(Int($0.load(as: UInt8.self)) - 128) * 0x1p-7
-        }
-      case .s16:
-        if big {
-          _run(first, stride, n, dst, outputChannels) {
-            Float(Int16(bigEndian: $0.loadUnaligned(as: Int16.self))) * 0x1p-15
-          }
-        } else {
-          _run(first, stride, n, dst, outputChannels) {
-            Float(Int16(littleEndian: $0.loadUnaligned(as: Int16.self))) * 0x1p-15
-          }
-        }
-      case .s24:
-        if big {
-          _run(first, stride, n, dst, outputChannels) { _s24($0, hi: 0, mid: 1, lo: 2) }
-        } else {
-          _run(first, stride, n, dst, outputChannels) { _s24($0, hi: 2, mid: 1, lo: 0) }
-        }
-      case .s32:
-        if big {
-          _run(first, stride, n, dst, outputChannels) {
-            Float(Int32(bigEndian: $0.loadUnaligned(as: Int32.self))) * 0x1p-31
-          }
-        } else {
-          _run(first, stride, n, dst, outputChannels) {
-            Float(Int32(littleEndian: $0.loadUnaligned(as: Int32.self))) * 0x1p-31
-          }
-        }
-      case .f32:
-        if big {
-          _run(first, stride, n, dst, outputChannels) {
-            Float(bitPattern: UInt32(bigEndian: $0.loadUnaligned(as: UInt32.self)))
-          }
-        } else {
-          _run(first, stride, n, dst, outputChannels) {
-            Float(bitPattern: UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self)))
-          }
-        }
-      case .f64:
-        if big {
-          _run(first, stride, n, dst, outputChannels) {
-            Float(Double(bitPattern: UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self))))
-          }
-        } else {
-          _run(first, stride, n, dst, outputChannels) {
-            Float(Double(bitPattern: UInt64(littleEndian: $0.loadUnaligned(as: UInt64.self))))
-          }
-        }
-      }
+      _decodeStrided(
+        plane + frames.lowerBound * stride, stride: stride, count: frames.count,
+        type: format.sampleType, bigEndian: big, into: out + c, outputStride: outputChannels)
     }
   }
 
-  /// One packed 24-bit sample whose bytes sit at the given offsets.
   @inlinable @inline(__always)
   internal static func _s24(_ p: UnsafeRawPointer, hi: Int, mid: Int, lo: Int) -> Float {
     let b = p.assumingMemoryBound(to: UInt8.self)

@@ -36,7 +36,7 @@ public enum PCMEncoder {
   }
 
   /// `count` samples from `src` to int16 at `dst`: ``int16(_:)``'s bits, eight at a time in
-  /// SIMD registers (SSE2, NEON; see `_int16x8`), or by the kernel `install(_:)` installed.
+  /// vector registers (portable C, see `_encodeInt16`), or by the kernel `install(_:)` installed.
   ///
   /// - Complexity: O(`count`).
   public static func int16(

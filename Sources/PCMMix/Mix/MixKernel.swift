@@ -1,7 +1,8 @@
 import CPCMMixAtomics
+import CPCMMixCore
 
 /// A mixing kernel from outside the library: one pass that mixes two blocks and measures both
-/// sources and the result for the meters, giving the same mix bits as ``MixKernel/swift``.
+/// sources and the result for the meters, giving the same mix bits as ``MixKernel/portable``.
 /// `PCMMixAccelerated` installs an AVX2 one where the CPU has it.
 @_spi(Backends)
 public enum MixKernel {
@@ -17,7 +18,7 @@ public enum MixKernel {
       Float, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Double>
     ) -> Void
 
-  /// Makes the mixers use `mixMeasure` (or ``swift`` again, with `nil`). Set it once, before
+  /// Makes the mixers use `mixMeasure` (or ``portable`` again, with `nil`). Set it once, before
   /// audio runs.
   public static func install(mixMeasure: MixMeasure?) {
     let bits = mixMeasure.map {
@@ -26,10 +27,10 @@ public enum MixKernel {
     pcmmix_store_release(word, bits ?? 0)
   }
 
-  /// The installed kernel, or ``swift`` (one relaxed load).
+  /// The installed kernel, or ``portable`` (one relaxed load).
   static var current: MixMeasure {
     let m = pcmmix_load_relaxed(word)
-    guard m != 0 else { return swift }
+    guard m != 0 else { return portable }
     return unsafeBitCast(UnsafeRawPointer(bitPattern: m)!, to: MixMeasure.self)
   }
 
@@ -39,55 +40,12 @@ public enum MixKernel {
     return word
   }()
 
-  /// The kernel in Swift's SIMD types: what runs where nothing is installed, and the bits an
-  /// installed kernel must give. The largest magnitudes are float maxima of |x| here (a
-  /// `replace(with:where:)` on a comparison is one `maxps` or `fmax`; SSE2 has no integer
-  /// maximum), which may miss a NaN but then the sum is NaN.
-  public static let swift: MixMeasure = { out, a, b, count, ga, gb, scale, bits, sums in
-    typealias F = SIMD8<Float>
-    typealias I = SIMD8<Int32>
-    let (ra, rb, ro) = (UnsafeRawPointer(a), UnsafeRawPointer(b), UnsafeMutableRawPointer(out))
-    let (vga, vgb, vs) = (F(repeating: ga), F(repeating: gb), F(repeating: scale))
-    let mask = I(repeating: 0x7FFF_FFFF)
-    @inline(__always) func magnitude(_ x: F) -> F {
-      unsafeBitCast(unsafeBitCast(x, to: I.self) & mask, to: F.self)
-    }
-    var (ma, mb, my) = (F(), F(), F())
-    var (sa, sb, sy) = (0.0, 0.0, 0.0)
-    var i = 0
-    // Squares add up in Float lanes for at most 4,096 samples at a time, then in Double.
-    while i + 8 <= count {
-      let end = min(count, i + 4_096) - 7
-      var (ta, tb, ty) = (F(), F(), F())
-      while i < end {
-        let x = ra.loadUnaligned(fromByteOffset: i * 4, as: F.self)
-        let y = rb.loadUnaligned(fromByteOffset: i * 4, as: F.self)
-        let (ax, ay) = (magnitude(x), magnitude(y))
-        ma.replace(with: ax, where: ax .> ma)
-        mb.replace(with: ay, where: ay .> mb)
-        ta += x * x
-        tb += y * y
-        let z = (x * vga + y * vgb) * vs
-        ro.storeBytes(of: z, toByteOffset: i * 4, as: F.self)
-        let az = magnitude(z)
-        my.replace(with: az, where: az .> my)
-        ty += z * z
-        i += 8
-      }
-      (sa, sb, sy) = (sa + Double(ta.sum()), sb + Double(tb.sum()), sy + Double(ty.sum()))
-    }
-    var (qa, qb, qy) = (ma.max(), mb.max(), my.max())
-    while i < count {
-      let (x, y) = (a[i], b[i])
-      let z = (x * ga + y * gb) * scale
-      out[i] = z
-      (qa, qb, qy) = (max(qa, abs(x)), max(qb, abs(y)), max(qy, abs(z)))
-      (sa, sb, sy) = (sa + Double(x * x), sb + Double(y * y), sy + Double(z * z))
-      i += 1
-    }
-    func most(_ bits: Int32, _ x: Float) -> Int32 { max(bits, Int32(bitPattern: x.bitPattern)) }
-    (bits[0], bits[1], bits[2]) = (most(bits[0], qa), most(bits[1], qb), most(bits[2], qy))
-    (sums[0], sums[1], sums[2]) = (sums[0] + sa, sums[1] + sb, sums[2] + sy)
+  /// The kernel that runs where nothing is installed, and the bits an installed kernel must
+  /// give: portable C (`CPCMMixCore`), eight lanes at a time, the largest magnitudes kept as
+  /// float maxima of |x| lane by lane (which may miss a NaN, but then the sum is NaN), squares
+  /// summed in Float lanes for 4,096 samples at a time, then in Double.
+  public static let portable: MixMeasure = { out, a, b, count, ga, gb, scale, bits, sums in
+    pcmmix_core_mix_measure(out, a, b, count, ga, gb, scale, bits, sums)
   }
 }
 

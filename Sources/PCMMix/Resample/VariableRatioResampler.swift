@@ -1,3 +1,5 @@
+import CPCMMixCore
+
 /// The built-in resampler with a ratio that can be steered while it runs: the same filters as
 /// ``PolyphaseResampler`` (``ResamplerQuality``, linear or minimum phase), read at any fractional
 /// position from an interpolated table, so the conversion ratio can follow a clock that drifts.
@@ -220,6 +222,15 @@ public struct VariableRatioResampler: Resampler {
             room - produced, out + produced * channels, &position, &fraction, end == nil ? 0 : 1,
             origin + lead - 1, end ?? 0, &stopped)
           if stopped != 0 { return }
+        } else if context.isPortable {
+          // No kernel installed: the portable C loop, which computes what the loop below does
+          // with the portable kernels.
+          var stopped: Int32 = 0
+          produced += pcmmix_core_lerp_run(
+            context.coefficients, taps, context.steps, step, base, capacity, channels, count,
+            room - produced, out + produced * channels, &position, &fraction, end == nil ? 0 : 1,
+            origin + lead - 1, end ?? 0, &stopped, context.inDouble ? 1 : 0)
+          if stopped != 0 { return }
         }
         while position + taps <= count && produced < room {
           if let end, Double(origin + position + lead - 1) + fraction >= end { return }
@@ -267,8 +278,11 @@ struct VariableContext {
   let lerpDot: PolyphaseResampler.DotKernel.LerpDot?
   let lerpDot2: PolyphaseResampler.DotKernel.LerpDot2?
   let lerpRun: PolyphaseResampler.DotKernel.LerpRun?
+  /// Whether no kernel is installed: then the portable C loop runs.
+  let isPortable: Bool
 
   init(_ bank: PolyphaseBank, _ kernel: PolyphaseResampler.DotKernel?) {
+    isPortable = kernel == nil
     coefficients = UnsafePointer(bank.coefficients)
     taps = bank.taps
     steps = Double(bank.interpolationSteps)
@@ -334,24 +348,5 @@ struct VariableContext {
       let x = UnsafePointer(window + c * stride)
       out[c] = dot.map { $0(h, x, taps) } ?? _dot(h, x, taps)
     }
-  }
-}
-
-/// `row = a + t·(b − a)` over `n` floats, `n` a multiple of 8.
-@inline(__always)
-func _blend(
-  _ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ t: Float,
-  into row: UnsafeMutablePointer<Float>, _ n: Int
-) {
-  let ra = UnsafeRawPointer(a)
-  let rb = UnsafeRawPointer(b)
-  let rr = UnsafeMutableRawPointer(row)
-  let tv = SIMD8<Float>(repeating: t)
-  var offset = 0
-  while offset < n * 4 {
-    let x = ra.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-    let y = rb.loadUnaligned(fromByteOffset: offset, as: SIMD8<Float>.self)
-    rr.storeBytes(of: x + tv * (y - x), toByteOffset: offset, as: SIMD8<Float>.self)
-    offset += 32
   }
 }

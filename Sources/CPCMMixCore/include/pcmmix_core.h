@@ -1,0 +1,101 @@
+// PCMMix's per-sample loops in portable C: the resampler's dot products, the decoders, the int16
+// encoder and the mix. They are compiled with the package, so they need no library and no flags;
+// written with GCC/Clang vector extensions (SSE2 on x86-64, NEON on arm64) and never fused
+// (FP_CONTRACT off), they give the bits that the same operations in Swift's SIMD types give, in
+// a release build and in a Debug one (`-O0`), where Swift's generic SIMD operations cost a call
+// each and the same loops in C still keep real time by a wide margin.
+#pragma once
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// MARK: - Resampler
+
+/// The dot product of `n` floats (`n` a multiple of 8): two eight-lane accumulators over
+/// sixteen floats a step (the last eight into the first), their sum added lane by lane from -0.
+float pcmmix_core_dot(const float *h, const float *x, long n);
+
+/// `h · a` into out[0] and `h · b` into out[1], each as pcmmix_core_dot computes it.
+void pcmmix_core_dot2(const float *h, const float *a, const float *b, long n, float *out);
+
+/// The dot product of `n` floats (`n` a multiple of 8) with products and sums in double: two
+/// four-lane accumulators (the low and high halves of each eight), summed lane by lane from -0.
+double pcmmix_core_dot_double(const float *h, const float *x, long n);
+
+/// `row[i] = a[i] + t * (b[i] - a[i])` over `n` floats, `n` a multiple of 8.
+void pcmmix_core_blend(const float *a, const float *b, float t, float *row, long n);
+
+/// The row blended between `h0` and `h1` by `t` (pcmmix_core_blend's values) dotted with `a` and
+/// with `b` (pcmmix_core_dot2's order), into out[0] and out[1]; `next` is unused (the signature
+/// of PCMMix's LerpDot2 kernels).
+void pcmmix_core_lerp_dot2(const float *h0, const float *h1, float t, const float *a,
+                           const float *b, long n, float *out, const float *next);
+
+/// The blended row dotted with `x` (pcmmix_core_dot's order); `next` is unused.
+float pcmmix_core_lerp_dot(const float *h0, const float *h1, float t, const float *x, long n,
+                           const float *next);
+
+/// A steerable resampler's output loop (VariableRatioResampler): while the window at
+/// `*position` (`taps` floats of each channel plane, planes `stride` apart from `base`) is
+/// complete within `count`, fewer than `room` frames are written and, when `has_end`, the
+/// output's input time `(time_offset + *position) + *fraction` is before `end`, writes one frame
+/// to `out` (interleaved) from the two rows of `table` (`steps` rows per input sample) around
+/// `*fraction`, then advances `*fraction` by `step`, its whole part into `*position`. Each frame
+/// is the rows blended by the fraction and dotted (pcmmix_core_lerp_dot2 and _lerp_dot) or, with
+/// `in_double`, both rows dotted in double (pcmmix_core_dot_double) and blended in double.
+/// Returns the frames written; sets `*stopped` when `end` stopped it.
+long pcmmix_core_lerp_run(const float *table, long taps, double steps, double step,
+                          const float *base, long stride, long channels, long count, long room,
+                          float *out, long *position, double *fraction, int has_end,
+                          long time_offset, double end, int *stopped, int in_double);
+
+/// Sixteen consecutive outputs of a polyphase filter, every channel: lane i of channel c is the
+/// sum over m < width of table[m * 16 + i] * x[c * stride + m], summed in blocks of sixteen taps
+/// (each block's sum added to the total); lanes first ..< first + count go to `out`, interleaved.
+void pcmmix_core_group16(const float *table, long width, const float *x, long stride,
+                         long channels, float *out, long first, long count);
+
+/// Two whole groups of one mono plane that share `table` (pcmmix_core_group16's sums): all
+/// sixteen lanes from `a` into `outa` and from `b` into `outb`.
+void pcmmix_core_group16x2(const float *table, long width, const float *a, const float *b,
+                           float *outa, float *outb);
+
+/// Spreads `frames` interleaved frames of `input` (`channels` per frame) into planes `stride`
+/// floats apart from `base`, each from index `at` on; a non-finite sample becomes +0.
+void pcmmix_core_fill_planes(float *base, long stride, long channels, long at,
+                             const float *input, long frames);
+
+// MARK: - Decode and encode
+
+/// `count` samples at `src` (any alignment) to float, with PCMMix's scaling (u8 x / 128 - 1,
+/// s16 x / 2^15, s24 x / 2^23, s32 x / 2^31 rounded to nearest, f32 as is, f64 rounded to
+/// nearest), each sample's bytes reversed first when `swap`. `type`: 0 u8, 1 s16, 2 s24 (`swap`
+/// then means big-endian on a little-endian machine), 3 s32, 4 f32, 5 f64.
+void pcmmix_core_decode(const void *src, long count, int type, int swap, float *dst);
+
+/// One channel of interleaved or planar samples: `count` samples `stride` bytes apart from
+/// `src` into `dst`, `out_stride` floats apart, as pcmmix_core_decode converts them.
+void pcmmix_core_decode_strided(const void *src, long stride, long count, int type, int swap,
+                                float *dst, long out_stride);
+
+/// `count` four-byte words from `src` to `dst` (both any alignment), each one's bytes reversed.
+void pcmmix_core_swap32(const void *src, long count, void *dst);
+
+/// `count` floats to int16 at `dst` (any alignment) by PCMMix's rule (x * 32768 rounded to
+/// nearest with ties toward zero, clamped; NaN to 0), each sample's bytes swapped when `swap`.
+void pcmmix_core_encode_s16(const float *src, long count, void *dst, int swap);
+
+// MARK: - Mix
+
+/// out[i] = (a[i] * ga + b[i] * gb) * scale over n floats (separate multiplies and adds),
+/// measuring in the same pass the largest magnitude and the sum of squares of a, of b and of the
+/// result: the largest |x| as float bits as the maximum with magnitude_bits[0..2], the sums
+/// added onto sums[0..2] (squares summed in float lanes for 4,096 samples at a time, then in
+/// double). A non-finite sample makes its sum non-finite.
+void pcmmix_core_mix_measure(float *out, const float *a, const float *b, long n, float ga,
+                             float gb, float scale, int *magnitude_bits, double *sums);
+
+#ifdef __cplusplus
+}
+#endif

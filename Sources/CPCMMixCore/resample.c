@@ -1,0 +1,250 @@
+// The resampler's kernels (see pcmmix_core.h): the operations and their order are those of
+// PCMMix's resampler as it was written with Swift's SIMD8<Float>, multiplies and adds separate.
+#pragma STDC FP_CONTRACT OFF
+
+#include "pcmmix_core.h"
+#include "vector.h"
+
+float pcmmix_core_dot(const float *h, const float *x, long n) {
+  pcm_v8f s0 = {0}, s1 = {0};
+  long i = 0;
+  for (; i + 16 <= n; i += 16) {
+    s0 += pcm_load(h + i) * pcm_load(x + i);
+    s1 += pcm_load(h + i + 8) * pcm_load(x + i + 8);
+  }
+  if (i < n) s0 += pcm_load(h + i) * pcm_load(x + i);
+  return pcm_sum(s0 + s1);
+}
+
+void pcmmix_core_dot2(const float *h, const float *a, const float *b, long n, float *out) {
+  pcm_v8f a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0};
+  long i = 0;
+  for (; i + 16 <= n; i += 16) {
+    pcm_v8f c0 = pcm_load(h + i), c1 = pcm_load(h + i + 8);
+    a0 += c0 * pcm_load(a + i);
+    b0 += c0 * pcm_load(b + i);
+    a1 += c1 * pcm_load(a + i + 8);
+    b1 += c1 * pcm_load(b + i + 8);
+  }
+  if (i < n) {
+    pcm_v8f c0 = pcm_load(h + i);
+    a0 += c0 * pcm_load(a + i);
+    b0 += c0 * pcm_load(b + i);
+  }
+  out[0] = pcm_sum(a0 + a1);
+  out[1] = pcm_sum(b0 + b1);
+}
+
+double pcmmix_core_dot_double(const float *h, const float *x, long n) {
+  pcm_v4d s0 = {0}, s1 = {0};
+  for (long i = 0; i < n; i += 8) {
+    pcm_v4f hl = *(const pcm_v4f_u *)(h + i), hh = *(const pcm_v4f_u *)(h + i + 4);
+    pcm_v4f xl = *(const pcm_v4f_u *)(x + i), xh = *(const pcm_v4f_u *)(x + i + 4);
+    s0 += __builtin_convertvector(hl, pcm_v4d) * __builtin_convertvector(xl, pcm_v4d);
+    s1 += __builtin_convertvector(hh, pcm_v4d) * __builtin_convertvector(xh, pcm_v4d);
+  }
+  pcm_v4d s = s0 + s1;
+  double r = -0.0;
+  for (int k = 0; k < 4; k++) r += s[k];
+  return r;
+}
+
+void pcmmix_core_blend(const float *a, const float *b, float t, float *row, long n) {
+  pcm_v8f tv = pcm_splat(t);
+  for (long i = 0; i < n; i += 8) {
+    pcm_v8f x = pcm_load(a + i), y = pcm_load(b + i);
+    pcm_store(row + i, x + tv * (y - x));
+  }
+}
+
+/// Eight coefficients of the blended row, as pcmmix_core_blend stores them.
+PCM_INLINE pcm_v8f blended(const float *h0, const float *h1, pcm_v8f tv, long i) {
+  pcm_v8f x = pcm_load(h0 + i);
+  return x + tv * (pcm_load(h1 + i) - x);
+}
+
+void pcmmix_core_lerp_dot2(const float *h0, const float *h1, float t, const float *a,
+                           const float *b, long n, float *out, const float *next) {
+  (void)next;
+  pcm_v8f tv = pcm_splat(t);
+  pcm_v8f a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0};
+  long i = 0;
+  for (; i + 16 <= n; i += 16) {
+    pcm_v8f c0 = blended(h0, h1, tv, i), c1 = blended(h0, h1, tv, i + 8);
+    a0 += c0 * pcm_load(a + i);
+    b0 += c0 * pcm_load(b + i);
+    a1 += c1 * pcm_load(a + i + 8);
+    b1 += c1 * pcm_load(b + i + 8);
+  }
+  if (i < n) {
+    pcm_v8f c0 = blended(h0, h1, tv, i);
+    a0 += c0 * pcm_load(a + i);
+    b0 += c0 * pcm_load(b + i);
+  }
+  out[0] = pcm_sum(a0 + a1);
+  out[1] = pcm_sum(b0 + b1);
+}
+
+float pcmmix_core_lerp_dot(const float *h0, const float *h1, float t, const float *x, long n,
+                           const float *next) {
+  (void)next;
+  pcm_v8f tv = pcm_splat(t);
+  pcm_v8f s0 = {0}, s1 = {0};
+  long i = 0;
+  for (; i + 16 <= n; i += 16) {
+    s0 += blended(h0, h1, tv, i) * pcm_load(x + i);
+    s1 += blended(h0, h1, tv, i + 8) * pcm_load(x + i + 8);
+  }
+  if (i < n) s0 += blended(h0, h1, tv, i) * pcm_load(x + i);
+  return pcm_sum(s0 + s1);
+}
+
+long pcmmix_core_lerp_run(const float *table, long taps, double steps, double step,
+                          const float *base, long stride, long channels, long count, long room,
+                          float *out, long *position, double *fraction, int has_end,
+                          long time_offset, double end, int *stopped, int in_double) {
+  long pos = *position, produced = 0;
+  double frac = *fraction;
+  *stopped = 0;
+  while (pos + taps <= count && produced < room) {
+    if (has_end && (double)(time_offset + pos) + frac >= end) {
+      *stopped = 1;
+      break;
+    }
+    const double scaled = frac * steps;
+    const long index = (long)scaled;
+    const double t = scaled - (double)index;
+    const float *h0 = table + index * taps;
+    const float *h1 = h0 + taps;
+    const float *w = base + pos;
+    float *o = out + produced * channels;
+    if (in_double) {
+      for (long c = 0; c < channels; c++) {
+        const double a = pcmmix_core_dot_double(h0, w + c * stride, taps);
+        o[c] = (float)(a + t * (pcmmix_core_dot_double(h1, w + c * stride, taps) - a));
+      }
+    } else {
+      long c = 0;
+      for (; c + 2 <= channels; c += 2) {
+        pcmmix_core_lerp_dot2(h0, h1, (float)t, w + c * stride, w + (c + 1) * stride, taps,
+                              o + c, 0);
+      }
+      if (c < channels) o[c] = pcmmix_core_lerp_dot(h0, h1, (float)t, w + c * stride, taps, 0);
+    }
+    produced++;
+    frac += step;
+    // The fraction is never negative: truncation is its floor.
+    const long whole = (long)frac;
+    pos += whole;
+    frac -= (double)whole;
+  }
+  *position = pos;
+  *fraction = frac;
+  return produced;
+}
+
+/// Taps per partial sum in the group kernels.
+enum { GROUP_BLOCK = 16 };
+
+/// The sixteen lanes of two planes against one group table (see pcmmix_core_group16).
+static void group_lanes2(const float *table, long width, const float *a, const float *b,
+                         float *la, float *lb) {
+  pcm_v8f a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0};
+  long m = 0;
+  while (m < width) {
+    const long stop = width < m + GROUP_BLOCK ? width : m + GROUP_BLOCK;
+    pcm_v8f sa0 = {0}, sa1 = {0}, sb0 = {0}, sb1 = {0};
+    for (; m < stop; m++) {
+      pcm_v8f c0 = pcm_load(table + m * 16), c1 = pcm_load(table + m * 16 + 8);
+      pcm_v8f xa = pcm_splat(a[m]), xb = pcm_splat(b[m]);
+      sa0 += c0 * xa;
+      sa1 += c1 * xa;
+      sb0 += c0 * xb;
+      sb1 += c1 * xb;
+    }
+    a0 += sa0;
+    a1 += sa1;
+    b0 += sb0;
+    b1 += sb1;
+  }
+  pcm_store(la, a0);
+  pcm_store(la + 8, a1);
+  pcm_store(lb, b0);
+  pcm_store(lb + 8, b1);
+}
+
+/// The sixteen lanes of one plane: the sums of group_lanes2 for either plane.
+static void group_lanes1(const float *table, long width, const float *a, float *la) {
+  pcm_v8f a0 = {0}, a1 = {0};
+  long m = 0;
+  while (m < width) {
+    const long stop = width < m + GROUP_BLOCK ? width : m + GROUP_BLOCK;
+    pcm_v8f sa0 = {0}, sa1 = {0};
+    for (; m < stop; m++) {
+      pcm_v8f xa = pcm_splat(a[m]);
+      sa0 += pcm_load(table + m * 16) * xa;
+      sa1 += pcm_load(table + m * 16 + 8) * xa;
+    }
+    a0 += sa0;
+    a1 += sa1;
+  }
+  pcm_store(la, a0);
+  pcm_store(la + 8, a1);
+}
+
+void pcmmix_core_group16(const float *table, long width, const float *x, long stride,
+                         long channels, float *out, long first, long count) {
+  float la[16], lb[16];
+  long c = 0;
+  for (; c + 2 <= channels; c += 2) {
+    group_lanes2(table, width, x + c * stride, x + (c + 1) * stride, la, lb);
+    for (long i = 0; i < count; i++) {
+      out[i * channels + c] = la[first + i];
+      out[i * channels + c + 1] = lb[first + i];
+    }
+  }
+  if (c < channels) {
+    group_lanes1(table, width, x + c * stride, la);
+    for (long i = 0; i < count; i++) out[i * channels + c] = la[first + i];
+  }
+}
+
+void pcmmix_core_group16x2(const float *table, long width, const float *a, const float *b,
+                           float *outa, float *outb) {
+  group_lanes2(table, width, a, b, outa, outb);
+}
+
+typedef int pcm_v4i __attribute__((vector_size(16)));
+
+/// Each lane as it is when finite, else +0.
+PCM_INLINE pcm_v4f finite_or_zero(pcm_v4f x) {
+  pcm_v4i bits = (pcm_v4i)x;
+  pcm_v4i finite = (bits & 0x7FFFFFFF) < 0x7F800000;
+  return (pcm_v4f)(bits & finite);
+}
+
+void pcmmix_core_fill_planes(float *base, long stride, long channels, long at,
+                             const float *input, long frames) {
+  long done = 0;
+  if (channels == 1) {
+    float *plane = base + at;
+    for (; done + 4 <= frames; done += 4) {
+      *(pcm_v4f_u *)(plane + done) = finite_or_zero(*(const pcm_v4f_u *)(input + done));
+    }
+  } else if (channels == 2) {
+    float *left = base + at, *right = left + stride;
+    for (; done + 4 <= frames; done += 4) {
+      pcm_v8f v = pcm_load(input + 2 * done);
+      *(pcm_v4f_u *)(left + done) = finite_or_zero(__builtin_shufflevector(v, v, 0, 2, 4, 6));
+      *(pcm_v4f_u *)(right + done) = finite_or_zero(__builtin_shufflevector(v, v, 1, 3, 5, 7));
+    }
+  }
+  for (long c = 0; c < channels; c++) {
+    float *plane = base + c * stride + at;
+    for (long i = done; i < frames; i++) {
+      union { float f; unsigned u; } v = {input[i * channels + c]};
+      // Finite: the exponent is not all ones.
+      plane[i] = (v.u & 0x7F800000u) != 0x7F800000u ? v.f : 0.0f;
+    }
+  }
+}
