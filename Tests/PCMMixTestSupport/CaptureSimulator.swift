@@ -76,6 +76,9 @@ public struct SimulatedSource: Sendable {
   /// Extra delivery delay, uniform in 0…`deliveryJitter` seconds (delivery order stays capture
   /// order: a buffer is never delivered before the previous one).
   public var deliveryJitter: Double
+  /// The first `buffers` buffers are delivered `seconds` later still (a capture unit that
+  /// takes its time to start); the buffers after them wait their turn.
+  public var startupDelay: (buffers: Int, seconds: Double)?
   /// Whether buffers carry a presentation time.
   public var timestamps: Bool
   /// Standard deviation (s) of the Gaussian error added to each stamped time.
@@ -129,6 +132,7 @@ public struct SimulatedSource: Sendable {
     self.rateSwitches = rateSwitches
     self.deliveryDelay = deliveryDelay
     self.deliveryJitter = deliveryJitter
+    self.startupDelay = nil
     self.timestamps = timestamps
     self.timestampJitter = timestampJitter
     self.timescale = timescale
@@ -364,9 +368,11 @@ private struct SourceStream: Sendable {
       let ticks = ((captureEnd - source.start) / period - 1e-9).rounded(.up)
       ready = source.start + ticks * period
     }
+    var extra = 0.0
+    if let startup = source.startupDelay, index < startup.buffers { extra = startup.seconds }
     let delivery = max(
       lastDelivery,
-      ready + source.deliveryDelay + source.deliveryJitter * deliveryRNG.uniform())
+      ready + source.deliveryDelay + source.deliveryJitter * deliveryRNG.uniform() + extra)
     lastDelivery = delivery
 
     var time: MediaTime?

@@ -1,18 +1,48 @@
 import Foundation
 import PCMMix
 
+/// What goes wrong while a capture runs, as the threads of an adopter's process see it.
+public enum Disruption: Sendable {
+  /// The whole process stops (every thread) from host time `at` for `duration` seconds: nothing
+  /// is delivered and nothing is pulled. When it resumes, the consumer's pulls that came due run
+  /// first (a consumer that catches up, as the guide's `PullLoop` does), then the buffers that
+  /// came due are delivered.
+  case wholeProcessStall(at: Double, duration: Double)
+  /// One source's capture callback is blocked from `at` for `duration` seconds; its buffers are
+  /// delivered all at once when it resumes. The other source and the consumer go on.
+  case callbackBlocked(CaptureSide, at: Double, duration: Double)
+
+  /// When something due at host time `t` happens: at `t`, or at the end of the stall that
+  /// holds it back (`pull`: a consumer's pull; `side`: a delivery of that source).
+  func postpone(_ t: Double, pull: Bool, side: CaptureSide?) -> Double {
+    switch self {
+    case .wholeProcessStall(let at, let d):
+      return t >= at && t < at + d ? at + d : t
+    case .callbackBlocked(let blocked, let at, let d):
+      return !pull && side == blocked && t >= at && t < at + d ? at + d : t
+    }
+  }
+}
+
 /// Drives a ``ClockedCapturePipeline`` with a ``CaptureSimulator``'s events as a live capture
 /// would: each buffer is appended at its delivery time, and the output is pulled every
 /// `pullFrames` frames of host time, from host time 0 on. Markers are measured as the output
 /// passes them (only a few seconds of output are kept), so hour-long scenes run in bounded
-/// memory.
+/// memory: once where the pipeline says each block lies on the capture timeline
+/// (``PullStatus/position``), and once as a recorder would find them, writing every block back to
+/// back from the first stamped one (``PullStatus/time``).
 public struct SceneRunner {
   /// What the scene gave.
   public struct Result {
-    /// Where the app's and the mic's markers landed.
+    /// Where the app's markers landed on the capture timeline.
     public var app: MarkerReport
-    /// Where the mic's markers landed.
+    /// Where the mic's markers landed on the capture timeline.
     public var mic: MarkerReport
+    /// Where the app's markers landed in the output written back to back, against their host
+    /// time (the first running block's ``PullStatus/time`` is the file's start).
+    public var appWritten: MarkerReport
+    /// Where the mic's markers landed in the output written back to back.
+    public var micWritten: MarkerReport
     /// The app source's statistics at the end.
     public var appStatistics: CaptureSourceStatistics
     /// The mic source's statistics at the end.
@@ -24,6 +54,12 @@ public struct SceneRunner {
     public var lateEvents: Int { clock.lateEvents }
     /// The largest `retainedBytes` seen.
     public var peakRetainedBytes: Int
+    /// After every pull: its host time (s) and the latency then (frames).
+    public var latency: [(time: Double, frames: Int)]
+    /// Running pulls in which the app, and the mic, gave nothing at all.
+    public var silentPulls: (app: Int, mic: Int)
+    /// Running pulls whose ``PullStatus/time`` did not start where the previous one ended.
+    public var discontinuities: Int
   }
 
   /// The pipeline under test.
@@ -53,25 +89,53 @@ public struct SceneRunner {
 
   /// Runs the scene to its end and measures the markers of `app` and `mic` (their
   /// `markerFrequency` and `markerDuration`), searching `searchRadius` frames around each.
-  /// `onBlock` sees every pulled block with its status (its timeline position is nil while
-  /// starting or holding); `stamp` may withhold an event's stamp (return `nil`) or change it.
+  /// `disruptions` hold back deliveries and pulls. `onBlock` sees every pulled block with its
+  /// status (its timeline position is nil while starting); `stamp` may withhold an event's stamp
+  /// (return `nil`) or change it.
   public mutating func run(
     app: SimulatedSource?, mic: SimulatedSource?, duration: Double, searchRadius: Int = 480,
+    disruptions: [Disruption] = [],
     stamp: (CaptureEvent, MediaTime?) -> MediaTime? = { $1 },
     onEvent: (inout ClockedCapturePipeline, CaptureEvent) -> Void = { _, _ in },
     onBlock: (PullStatus, UnsafeBufferPointer<Float>) -> Void = { _, _ in }
   ) -> Result {
     var events = CaptureSimulator(app: app, mic: mic, duration: duration)
-    var pending = events.next()
+    // Events wait here until their (possibly postponed) time; the simulator gives them in
+    // delivery order, and a postponement never reorders one source's buffers.
+    var waiting: [(at: Double, event: CaptureEvent)] = []
     var appTracker = MarkerTracker(source: app, rate: rate, radius: searchRadius)
     var micTracker = MarkerTracker(source: mic, rate: rate, radius: searchRadius)
+    var appWritten = MarkerTracker(source: app, rate: rate, radius: searchRadius)
+    var micWritten = MarkerTracker(source: mic, rate: rate, radius: searchRadius)
     var block = [Float](repeating: 0, count: pullFrames * 2)
     var peak = 0
-    var pulls = 0
+    var latency: [(Double, Int)] = []
+    var silent = (app: 0, mic: 0)
+    var discontinuities = 0
+    // The file a recorder writes: its first frame's host time (scene seconds) and frames so far.
+    var fileStart: Double?
+    var fileFrames = 0
+    var nextTime: MediaTime?
+    func postponed(_ t: Double, pull: Bool, side: CaptureSide?) -> Double {
+      disruptions.reduce(t) { $1.postpone($0, pull: pull, side: side) }
+    }
     let totalPulls = Int((duration * rate / Double(pullFrames)).rounded(.up)) + 1
-    while pulls < totalPulls {
-      let now = Double((pulls + 1) * pullFrames) / rate
+    var pending = events.next()
+    for pulls in 0..<totalPulls {
+      let due = Double((pulls + 1) * pullFrames) / rate
+      let now = postponed(due, pull: true, side: nil)
+      // Everything delivered before this pull runs: the events due by `now` whose delivery is
+      // not held back past it (at a stall's end the pulls run first, so `<`).
       while let e = pending, e.deliveryTime <= now {
+        waiting.append((postponed(e.deliveryTime, pull: false, side: e.side), e))
+        pending = events.next()
+      }
+      var kept: [(at: Double, event: CaptureEvent)] = []
+      for (at, e) in waiting {
+        guard at < now || (at == now && at == e.deliveryTime) else {
+          kept.append((at, e))
+          continue
+        }
         var time = e.time
         if let t = time {
           time = MediaTime(
@@ -82,8 +146,8 @@ public struct SceneRunner {
           try? pipeline.append(e.side, bytes, description: e.description, time: time)
         }
         onEvent(&pipeline, e)
-        pending = events.next()
       }
+      waiting = kept
       let status = block.withUnsafeMutableBufferPointer { pipeline.pull(into: $0) }
       block.withUnsafeBufferPointer { b in
         onBlock(status, b)
@@ -91,14 +155,33 @@ public struct SceneRunner {
           appTracker.add(b, at: p)
           micTracker.add(b, at: p)
         }
+        if let t = status.time {
+          if let expected = nextTime, expected != t { discontinuities += 1 }
+          nextTime = MediaTime(
+            value: t.value + Int64(pullFrames) * Int64(t.timescale) / Int64(rate),
+            timescale: t.timescale)
+          if fileStart == nil { fileStart = t.seconds - hostOffset }
+        }
+        if let start = fileStart {
+          let at = Int((start * rate).rounded()) + fileFrames
+          appWritten.add(b, at: at)
+          micWritten.add(b, at: at)
+          fileFrames += pullFrames
+        }
       }
+      if status.phase == .running || status.phase == .holding {
+        if status.appSilentFrames == pullFrames { silent.app += 1 }
+        if status.micSilentFrames == pullFrames { silent.mic += 1 }
+      }
+      latency.append((now, pipeline.clockStatistics.latencyFrames))
       peak = max(peak, pipeline.retainedBytes)
-      pulls += 1
     }
     return Result(
-      app: appTracker.report, mic: micTracker.report,
-      appStatistics: pipeline.statistics(.app), micStatistics: pipeline.statistics(.mic),
-      clock: pipeline.clockStatistics, peakRetainedBytes: peak)
+      app: appTracker.report, mic: micTracker.report, appWritten: appWritten.report,
+      micWritten: micWritten.report, appStatistics: pipeline.statistics(.app),
+      micStatistics: pipeline.statistics(.mic), clock: pipeline.clockStatistics,
+      peakRetainedBytes: peak, latency: latency, silentPulls: silent,
+      discontinuities: discontinuities)
   }
 }
 

@@ -30,6 +30,12 @@ PCMMIX_INLINE intptr_t pcmmix_exchange(intptr_t *p, intptr_t v) {
 }
 
 /// Adds `v` and returns the old value (a counter: no ordering).
+/// Sets `*p` to `desired` if it holds `expected`; returns what it held before.
+PCMMIX_INLINE intptr_t pcmmix_compare_exchange(intptr_t *p, intptr_t expected, intptr_t desired) {
+  __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+  return expected;
+}
+
 PCMMIX_INLINE intptr_t pcmmix_fetch_add_relaxed(intptr_t *p, intptr_t v) {
   return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }

@@ -22,20 +22,38 @@ public struct PullStatus: Equatable, Sendable {
 
   /// Where the output clock was: the output is the timeline only while `.running`.
   public var phase: Phase
-  /// Timeline frame of the first frame given, while running (frame `k` is host time
-  /// `origin + k / outputRate`).
+  /// Timeline frame of the first frame given, while running: where the sources were read
+  /// from (frame `k` holds the audio stamped `origin + (k + compressed) / outputRate`, see
+  /// ``CaptureClockStatistics/compressedFrames``).
   public var position: Int?
   /// Frames of the pull in which the app had nothing to give (not started, paused, gap).
   public var appSilentFrames: Int
   /// Frames of the pull in which the mic had nothing to give.
   public var micSilentFrames: Int
+  /// The output clock's host time of the first frame given, in the output rate's timescale;
+  /// `nil` before the clock starts (and for a ``Phase/busy`` pull). From the first running
+  /// pull on it never jumps: each pull starts exactly where the one before ended, holding
+  /// pulls included, so blocks written back to back carry these times. Stamp the encoded audio
+  /// with it. It equals ``captureTime`` until the latency changes, and then stays behind it by
+  /// the change (``CaptureClockStatistics/latencyFrames`` minus
+  /// ``CaptureClockStatistics/initialLatencyFrames``).
+  public var time: MediaTime?
+  /// The host time at which the first frame's audio was captured (its sources' stamps), in
+  /// the output rate's timescale: ``time`` less what the latency rose since the start, or plus
+  /// what it fell. `nil` while starting, holding or busy.
+  public var captureTime: MediaTime?
 
   /// Creates a status.
-  public init(phase: Phase, position: Int?, appSilentFrames: Int, micSilentFrames: Int) {
+  public init(
+    phase: Phase, position: Int?, appSilentFrames: Int, micSilentFrames: Int,
+    time: MediaTime? = nil, captureTime: MediaTime? = nil
+  ) {
     self.phase = phase
     self.position = position
     self.appSilentFrames = appSilentFrames
     self.micSilentFrames = micSilentFrames
+    self.time = time
+    self.captureTime = captureTime
   }
 
   /// Whether both sources filled the whole pull.
@@ -64,10 +82,16 @@ public struct CaptureSourceStatistics: Equatable, Sendable {
   /// Buffers placed by arrival because their stamp could not be right (far back in time, or one
   /// stamp on several buffers), or because they had none while the source had stamps before.
   public var arrivalPlacedBuffers = 0
-  /// Times the source was moved onto its stamps after three of them agreed on a new place.
+  /// Times the source's stamps jumped (further back than any overlap, or further ahead than
+  /// any audio could be yet) and three in a row agreed: the source was moved onto them where
+  /// they fit the timeline, or its stamps were re-anchored where they were placed by arrival
+  /// (a device clock reset), so it is heard at once either way.
   public var resyncs = 0
   /// Times an unstamped source that had run dry was placed anew by arrival.
   public var restarts = 0
+  /// Buffers whose stamp was invalid (a timescale of 0 or less, as ``MediaTime/invalid``),
+  /// placed as if they had none.
+  public var invalidStamps = 0
 
   /// Output frames that entered the timeline.
   public var framesIn = 0
@@ -107,13 +131,30 @@ public struct CaptureClockStatistics: Equatable, Sendable {
   public var isRunning = false
   /// The latency in output frames: how far behind the newest audio the output plays.
   public var latencyFrames = 0
-  /// Times the latency was raised because audio arrived late.
+  /// The latency the clock started with, in output frames (what the first deliveries needed).
+  public var initialLatencyFrames = 0
+  /// Times the latency was raised because a source was late again and again (for half a second
+  /// or more); one late delivery only costs that source its late audio.
   public var latencyRaises = 0
+  /// Pulls that held because every source ran dry at once (a stall of the whole process): each
+  /// raises the latency by a pull, so the audio that arrives after it still plays.
+  public var stallHolds = 0
+  /// Times the latency started to come down after delivery had been steady (each is carried
+  /// out by ``silenceSkippedFrames`` and ``compressedFrames``).
+  public var latencyLowerings = 0
+  /// Frames of silence (neither source had audio there) skipped to lower the latency.
+  public var silenceSkippedFrames = 0
+  /// Frames of audio the sources' resamplers have compressed away to lower the latency (a
+  /// pitch change of at most 10 cents while it lasts): the output clock runs this far behind
+  /// the stamps, less the frames held.
+  public var compressedFrames = 0.0
   /// Frames of silence given before the clock started.
   public var startingFrames = 0
-  /// Frames of silence given while the clock held to raise the latency.
+  /// Frames of silence given while the clock held to raise the latency (on the output clock,
+  /// off the timeline).
   public var holdingFrames = 0
-  /// Output frames skipped because the consumer fell behind the sources.
+  /// Output frames skipped because the consumer fell behind the sources further than the
+  /// longest latency: an emergency cut, counted here.
   public var skippedFrames = 0
   /// Pulls in which audio of a source turned out to have arrived too late to be played.
   public var lateEvents = 0

@@ -87,5 +87,77 @@ extension ClockedCapturePipeline {
     var resolvedResampler: ResamplerFactory {
       resampler ?? .variableRatio(.balanced)
     }
+
+    /// The furthest a stamp may lie from the origin, in seconds (about 115 days): beyond it, a
+    /// stamp is refused (``CaptureError/timeOutOfRange(_:)``) rather than placed where no
+    /// timeline position can hold it.
+    public static let maximumTimeFromOrigin = 10_000_000.0
+
+    /// The largest host time a stamp or the origin may have, in seconds (about 317 years):
+    /// what a host clock reports is far below it.
+    public static let mostHostSeconds = 1e10
+
+    /// The longest latency a pipeline may be configured with, in seconds (its timelines hold
+    /// this much audio and 0.6 s more).
+    public static let maximumLatency = 5.0
+
+    /// Checks every value, as the pipelines do when they are made: nothing that is not a number,
+    /// nothing negative or zero where that makes no sense, nothing so large that the pipeline
+    /// would hold unbounded memory.
+    ///
+    /// - Throws: ``ConfigurationError`` naming the first value at fault.
+    public func validate() throws(ConfigurationError) {
+      func check(_ name: String, _ value: Double, _ range: ClosedRange<Double>, _ unit: String)
+        throws(ConfigurationError)
+      {
+        guard range.contains(value) else {  // NaN is in no range
+          throw ConfigurationError(
+            name, "\(value)\(unit) is not in \(range.lowerBound) … \(range.upperBound)\(unit)")
+        }
+      }
+      func check(_ name: String, _ value: Int, _ range: ClosedRange<Int>, _ unit: String)
+        throws(ConfigurationError)
+      {
+        guard range.contains(value) else {
+          throw ConfigurationError(
+            name, "\(value)\(unit) is not in \(range.lowerBound) … \(range.upperBound)\(unit)")
+        }
+      }
+      try check("outputRate", outputRate, 1_000...PCMFormat.maxSampleRate, " Hz")
+      try check("ceilingDB", ceilingDB, -60...0, " dB")
+      try check("fadeSeconds", fadeSeconds, 0...1, " s")
+      try check("appGainDB", appGainDB, -120...40, " dB")
+      try check("micGainDB", micGainDB, -120...40, " dB")
+      let most = Self.maximumLatency
+      switch latency {
+      case .fixed(let s):
+        try check("latency", s, 0...most, " s")
+      case .adaptive(let low, let high):
+        try check("latency (minimum)", low, 0...most, " s")
+        try check("latency (maximum)", high, 0...most, " s")
+        guard low <= high else {
+          throw ConfigurationError("latency", "minimum \(low) s is above maximum \(high) s")
+        }
+      }
+      if let origin {
+        guard origin.isValid, abs(origin.seconds) <= Self.mostHostSeconds else {
+          throw ConfigurationError("origin", "\(origin) is not a valid host time")
+        }
+      }
+      try check("gapTolerance", gapTolerance, 0...1, " s")
+      try check("maxOverlap", maxOverlap, 0...most, " s")
+      try check("driftTimeConstant", driftTimeConstant, 0.05...600, " s")
+      try check("maxRatioAdjustment", maxRatioAdjustment, 0...0.004, "")
+      try check("startupWait", startupWait, 0...60, " s")
+      try check(
+        "inputRates (lower bound)", inputRates.lowerBound, 1...PCMFormat.maxSampleRate, " Hz")
+      try check(
+        "inputRates (upper bound)", inputRates.upperBound, 1...PCMFormat.maxSampleRate, " Hz")
+      try check("preparedRates (count)", preparedRates.count, 0...32, "")
+      for rate in preparedRates {
+        try check("preparedRates", rate, 1...PCMFormat.maxSampleRate, " Hz")
+      }
+      try check("pullBlockFrames", pullBlockFrames, 1...65_536, " frames")
+    }
   }
 }

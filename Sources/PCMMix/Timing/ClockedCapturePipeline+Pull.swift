@@ -13,26 +13,36 @@ extension ClockedCapturePipeline {
       mic.dropBefore(clock.position)
       primeLimiter()
     }
-    guard clock.isRunning, clock.hold == 0 else {
-      let phase: PullStatus.Phase = clock.isRunning ? .holding : .starting
-      if clock.isRunning {
-        clock.hold = max(0, clock.hold - frames)
-        clock.statistics.holdingFrames += frames
-      } else {
-        clock.statistics.startingFrames += frames
-      }
+    guard clock.isRunning else {
+      clock.statistics.startingFrames += frames
       emitSilence(frames, emit)
       return PullStatus(
-        phase: phase, position: nil, appSilentFrames: frames, micSilentFrames: frames)
+        phase: .starting, position: nil, appSilentFrames: frames, micSilentFrames: frames)
+    }
+    if clock.hold == 0 && frames > 0
+      && clock.shouldHoldForStall(app.state, mic.state, frames: frames)
+    {
+      clock.holdForStall(frames: frames)
+    }
+    let time = outputTime(clock.outputPosition)
+    guard clock.hold == 0 else {
+      clock.hold = max(0, clock.hold - frames)
+      clock.statistics.holdingFrames += frames
+      clock.outputFrames += frames
+      emitSilence(frames, emit)
+      return PullStatus(
+        phase: .holding, position: nil, appSilentFrames: frames, micSilentFrames: frames,
+        time: time)
     }
     let start = clock.position
+    let captured = captureTime(start)
     // The mix runs the limiter's look-ahead ahead of the output (the timeline holds that audio
     // already), so the limiter adds no delay.
     let ahead = start + output.latencyFrames
     app.flushIfOverdue(before: ahead + frames)
     mic.flushIfOverdue(before: ahead + frames)
     var silent = (app: 0, mic: 0)
-    var lateness = 0
+    var lateness = (app: 0, mic: 0)
     // The scratch moves out of `self` while `self` mixes into it, and back after.
     var (a, b) = (scratchA, scratchB)
     (scratchA, scratchB) = ([], [])
@@ -45,7 +55,7 @@ extension ClockedCapturePipeline {
         let r = mix(ahead + done, n, x, y, z)
         silent.app += r.appSilent
         silent.mic += r.micSilent
-        lateness = max(lateness, r.lateness)
+        lateness = (max(lateness.app, r.appLateness), max(lateness.mic, r.micLateness))
         if let m = r.measured {
           output.finish(r.block, frames: n, measured: m)
         } else {
@@ -57,19 +67,69 @@ extension ClockedCapturePipeline {
     }
     (scratchA, scratchB, scratchC) = (a, b, c)
     clock.position += frames
+    clock.outputFrames += frames
     clock.afterPull(lateness: lateness, frames: frames)
-    // A consumer that fell behind every stamped source skips ahead; an unstamped source that
-    // got ahead of the latency is brought back to it (or steered, by its fill level).
+    // A consumer that fell behind every stamped source further than the timeline holds skips
+    // ahead; an unstamped source that got ahead of the latency is brought back to it (or
+    // steered, by its fill level).
     let skip = clock.skipAhead(app.state, mic.state, frames: frames)
     if skip > 0 {
       app.dropBefore(clock.position)
       mic.dropBefore(clock.position)
       primeLimiter()
     }
+    let lowered = clock.latency
+    clock.lower(app.state, mic.state, frames: frames, emptyAhead: emptyAhead())
+    if clock.latency != lowered && clock.position != start + frames + skip {
+      // Silence was skipped: nothing of either source lay there.
+      primeLimiter()
+    }
+    app.compression = clock.compression
+    mic.compression = clock.compression
     app.keepFill(clock: clock, frames: frames, configuration: configuration)
     mic.keepFill(clock: clock, frames: frames, configuration: configuration)
     return PullStatus(
-      phase: .running, position: start, appSilentFrames: silent.app, micSilentFrames: silent.mic)
+      phase: .running, position: start, appSilentFrames: silent.app, micSilentFrames: silent.mic,
+      time: time, captureTime: captured)
+  }
+
+  /// Frames from the read position on where neither source has audio, nor will have: up to a
+  /// source's first frame held, or for a live source with none held, up to where its next
+  /// buffer goes; unlimited for a source that is off, finished or not started.
+  func emptyAhead() -> Int {
+    func free(_ s: TimedSource) -> Int {
+      if let (h, _) = s.fifo.head { return h - clock.position }
+      let st = s.state
+      guard st.isEnabled && st.hasStarted && !st.isFinished else { return .max }
+      return st.nextPosition - clock.position
+    }
+    return min(free(app), free(mic))
+  }
+
+  /// The output clock's host time of output frame `k` (`nil` before the origin is known), in
+  /// the output rate's timescale, so that block after block adds exactly.
+  func outputTime(_ k: Int) -> MediaTime? {
+    guard let origin = originTime, configuration.outputRate <= Int(Int32.max) else { return nil }
+    return MediaTime(
+      value: originFrames(origin) + Int64(k), timescale: Int32(configuration.outputRate))
+  }
+
+  /// The host time at which the audio at timeline frame `p` was captured: the stamps' time,
+  /// ahead of the timeline by the frames compressed away.
+  func captureTime(_ p: Int) -> MediaTime? {
+    guard let origin = originTime else { return nil }
+    let frames = Int64((Double(p) + clock.shift).rounded())
+    return MediaTime(
+      value: originFrames(origin) + frames, timescale: Int32(configuration.outputRate))
+  }
+
+  /// The origin in output frames (rounded to the nearest).
+  func originFrames(_ origin: MediaTime) -> Int64 {
+    let r = Int64(configuration.outputRate)
+    let t = Int64(origin.timescale)
+    // value × rate / timescale, exactly: the quotient and the remainder's share.
+    let (q, rem) = origin.value.quotientAndRemainder(dividingBy: t)
+    return q * r + (rem * r + t / 2) / t
   }
 
   /// One block of the mix, before the output stage: where it is, and what the kernel measured
@@ -79,7 +139,8 @@ extension ClockedCapturePipeline {
     var measured: KernelMix?
     var appSilent: Int
     var micSilent: Int
-    var lateness: Int
+    var appLateness: Int
+    var micLateness: Int
   }
 
   /// Mixes timeline frames `k ..< k + n` of both sources (into `x` and `y`, then into `z` or
@@ -110,7 +171,8 @@ extension ClockedCapturePipeline {
     // and sum as the passes above; a factor of 1 changes no bit). Usually both sources' frames
     // are read where they lie on their timelines; otherwise they are extracted first.
     let plain = app.isPlain(k, n) && mic.isPlain(k, n)
-    var r = MixedBlock(block: z, measured: nil, appSilent: 0, micSilent: 0, lateness: 0)
+    var r = MixedBlock(
+      block: z, measured: nil, appSilent: 0, micSilent: 0, appLateness: 0, micLateness: 0)
     var m = KernelMix()
     if plain {
       m.mix(MixKernel.current, into: z, app.fifo.frames, mic.fifo.frames, frames: n, ga, gb, s)
@@ -143,7 +205,7 @@ extension ClockedCapturePipeline {
     let rb = mic.extract(k, n, into: y)
     return MixedBlock(
       block: x, measured: nil, appSilent: ra.silent, micSilent: rb.silent,
-      lateness: max(ra.lateness, rb.lateness))
+      appLateness: ra.lateness, micLateness: rb.lateness)
   }
 
   /// Fills the limiter's look-ahead with the timeline's first frames (its output, the delay

@@ -45,8 +45,8 @@ public struct ClockedCapturePipeline {
   var app: TimedSource
   var mic: TimedSource
   var clock: OutputClock
-  /// Seconds of the origin, once known.
-  var originSeconds: Double?
+  /// Host time of timeline frame 0, once known (``Configuration/origin``, or the first stamp).
+  var originTime: MediaTime?
   var scratchA: [Float]
   var scratchB: [Float]
   var scratchC: [Float]
@@ -58,12 +58,18 @@ public struct ClockedCapturePipeline {
   /// Creates a pipeline and prepares it for the formats the capture will deliver (either may be
   /// `nil`): every prepared rate's resampler is made now, so no callback builds a filter.
   ///
-  /// - Throws: ``ProbeError`` for a description that is not readable PCM or declares a rate
-  ///   outside ``Configuration/inputRates``.
+  /// - Throws: ``CaptureError/configuration(_:)`` for a configuration value it cannot work
+  ///   with (see ``Configuration/validate()``); ``CaptureError/format(_:)`` for a description
+  ///   that is not readable PCM or declares a rate outside ``Configuration/inputRates``.
   public init(
     _ configuration: Configuration = Configuration(), app appFormat: StreamDescription? = nil,
     mic micFormat: StreamDescription? = nil
-  ) throws(ProbeError) {
+  ) throws(CaptureError) {
+    do {
+      try configuration.validate()
+    } catch {
+      throw .configuration(error)
+    }
     var c = configuration
     c.resampler = configuration.resolvedResampler
     self.configuration = c
@@ -74,10 +80,14 @@ public struct ClockedCapturePipeline {
     }
     // The timeline holds the latency and one more burst-sized delivery on top.
     let capacity = Int((maxLatency + 0.6) * Double(c.outputRate))
-    app = try TimedSource(c, format: appFormat, capacity: capacity, gainDB: c.appGainDB)
-    mic = try TimedSource(c, format: micFormat, capacity: capacity, gainDB: c.micGainDB)
+    do {
+      app = try TimedSource(c, format: appFormat, capacity: capacity, gainDB: c.appGainDB)
+      mic = try TimedSource(c, format: micFormat, capacity: capacity, gainDB: c.micGainDB)
+    } catch {
+      throw .format(error)
+    }
     clock = OutputClock(c)
-    originSeconds = c.origin?.seconds
+    originTime = c.origin
     scratchA = [Float](repeating: 0, count: c.pullBlockFrames * 2)
     scratchB = [Float](repeating: 0, count: c.pullBlockFrames * 2)
     scratchC = [Float](repeating: 0, count: c.pullBlockFrames * 2)
@@ -88,16 +98,20 @@ public struct ClockedCapturePipeline {
   }
 
   /// Takes one buffer of `side`'s audio, stamped with the host time of its first frame (or
-  /// `nil`: placed after the previous buffer, or at its arrival).
+  /// `nil`: placed after the previous buffer, or at its arrival). An invalid stamp
+  /// (``MediaTime/invalid``, a timescale of 0) counts as none
+  /// (``CaptureSourceStatistics/invalidStamps``).
   ///
-  /// - Throws: ``ProbeError`` when the description is not readable PCM, declares a rate outside
-  ///   ``Configuration/inputRates``, or the bytes are not a whole number of frames; the buffer
-  ///   is then not used and the stream continues.
+  /// - Throws: ``CaptureError/format(_:)`` when the description is not readable PCM, declares
+  ///   a rate outside ``Configuration/inputRates``, or the bytes are not a whole number of
+  ///   frames; ``CaptureError/timeOutOfRange(_:)`` when the stamp lies further from the origin
+  ///   than ``Configuration/maximumTimeFromOrigin``. The buffer is then not used and the stream
+  ///   continues.
   /// - Complexity: O(frames in the buffer).
   public mutating func append(
     _ side: Side, _ bytes: UnsafeRawBufferPointer, description: StreamDescription,
     time: MediaTime? = nil
-  ) throws(ProbeError) {
+  ) throws(CaptureError) {
     try append(side, .bytes(bytes), description: description, time: time)
   }
 
@@ -107,8 +121,8 @@ public struct ClockedCapturePipeline {
   /// where they lie: nothing is gathered, copied or allocated. Otherwise as
   /// ``append(_:_:description:time:)``.
   ///
-  /// - Throws: ``ProbeError`` as ``append(_:_:description:time:)`` does, and
-  ///   ``ProbeError/planeCountMismatch(_:expected:)``,
+  /// - Throws: ``CaptureError`` as ``append(_:_:description:time:)`` does, and
+  ///   ``CaptureError/format(_:)`` with ``ProbeError/planeCountMismatch(_:expected:)``,
   ///   ``ProbeError/unequalPlanes(index:byteCount:expected:)`` or
   ///   ``ProbeError/partialPlane(byteCount:bytesPerSample:)`` when the planes are not one per
   ///   channel, not the same size, or not whole samples; the buffer is then not used and the
@@ -117,40 +131,74 @@ public struct ClockedCapturePipeline {
   public mutating func append(
     _ side: Side, planes: UnsafeBufferPointer<UnsafeRawBufferPointer>,
     description: StreamDescription, time: MediaTime? = nil
-  ) throws(ProbeError) {
+  ) throws(CaptureError) {
     try append(side, .planes(planes), description: description, time: time)
   }
 
   /// Takes one buffer of either shape.
   mutating func append(
     _ side: Side, _ input: PCMInput, description: StreamDescription, time: MediaTime?
-  ) throws(ProbeError) {
+  ) throws(CaptureError) {
     let rate = description.sampleRate
     let rates = configuration.inputRates
     guard rate >= Double(rates.lowerBound), rate <= Double(rates.upperBound) else {
-      throw .invalidSampleRate(rate)
+      throw .format(.invalidSampleRate(rate))
     }
-    if let time, time.isValid, originSeconds == nil { originSeconds = time.seconds }
-    let stamp = time.flatMap { t in t.isValid ? t : nil }
-    let position = stamp.map { ($0.seconds - originSeconds!) * Double(configuration.outputRate) }
+    var stamp: MediaTime?
+    var position: Double?
+    let firstStamp = originTime == nil
+    if let time, time.isValid {
+      let origin = originTime ?? time
+      let seconds = time.seconds(since: origin)
+      guard abs(seconds) <= Configuration.maximumTimeFromOrigin,
+        abs(time.seconds) <= Configuration.mostHostSeconds
+      else {
+        throw .timeOutOfRange(time)
+      }
+      originTime = origin
+      stamp = time
+      // The timeline runs `shift` frames behind the stamps once latency has been taken off.
+      position = seconds * Double(configuration.outputRate) - clock.shift
+    }
     let arrival = arrivalPosition(for: side)
     let runDry = clock.isRunning ? state(side).nextPosition <= clock.position : false
-    try withSource(side) { (s) throws(ProbeError) in
-      try s.take(
-        input, description: description, stamp: stamp, position: position, arrival: arrival,
-        runDry: runDry)
+    let hasInvalidStamp = time.map { !$0.isValid } ?? false
+    let other = state(side == .app ? .mic : .app)
+    let now: Double? = clock.isRunning || other.hasStarted ? arrival : nil
+    // How far from `now` a stamp can lie: the latency, and a second for delivery and pauses.
+    let window =
+      Double(clock.isRunning ? clock.latency : clock.maximumLatency + configuration.outputRate)
+      + Double(configuration.outputRate)
+    do {
+      try withSource(side) { (s) throws(ProbeError) in
+        try s.take(
+          input, description: description, stamp: stamp, position: position, arrival: arrival,
+          now: now, window: window, runDry: runDry)
+        if hasInvalidStamp { s.invalidStamps += 1 }
+      }
+    } catch {
+      // A refused buffer changes nothing, not even the origin.
+      if firstStamp { originTime = nil }
+      throw .format(error)
     }
   }
 
   /// Ends `side`'s stream: the resampler's tail (its last ~1 ms) is placed after the last
-  /// buffer. A later buffer starts the source again.
+  /// buffer, and the output clock no longer waits for it. A later buffer starts the source
+  /// again.
   public mutating func finish(_ side: Side) {
-    withSource(side) { $0.finish() }
+    withSource(side) {
+      $0.finish()
+      $0.isFinished = true
+    }
   }
 
-  /// Sets a source's gain in dB, from the next pull on (ramped over the fade time).
+  /// Sets a source's gain in dB, from the next pull on (ramped over the fade time). Values
+  /// outside −120 … +40 dB are taken as the nearest in range; NaN changes nothing.
   public mutating func setGain(_ side: Side, dB: Double) {
-    withSource(side) { $0.gain.set(dB == 0 ? 1 : Float(pow(10, dB / 20)), $0.fade) }
+    guard !dB.isNaN else { return }
+    let clamped = min(max(dB, -120), 40)
+    withSource(side) { $0.gain.set(clamped == 0 ? 1 : Float(pow(10, clamped / 20)), $0.fade) }
   }
 
   /// Enables or disables a source from the next pull on (fading it in or out); a disabled
@@ -185,6 +233,10 @@ public struct ClockedCapturePipeline {
 
   /// Counters of the output clock.
   public var clockStatistics: CaptureClockStatistics { clock.statistics }
+
+  /// Host time of timeline frame 0: ``Configuration/origin``, or the first valid stamp the
+  /// pipeline took; `nil` before that.
+  public var origin: MediaTime? { originTime }
 
   /// Levels of each source and of the output over the last pull, with a decaying peak hold,
   /// and what the limiter or the clamp did (see ``MixMeters``).

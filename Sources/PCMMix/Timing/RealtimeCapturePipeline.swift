@@ -55,6 +55,9 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     public var micHandoffDrops = 0
     /// Calls refused because another thread was inside the same call.
     public var concurrentCalls = 0
+    /// Buffers a callback handed over that the pull could not place (a stamp within reach of
+    /// the callbacks' first stamp but not of the pipeline's origin).
+    public var refusedAtPull = 0
     /// Bytes of storage held: both hand-off rings and the pipeline.
     public var retainedBytes = 0
     /// Levels of each source and the output over the last pull, for a level meter.
@@ -73,6 +76,8 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
   private var micCheck = DescriptionCheck()
   /// The gains and switches last applied, touched only by the pulling thread.
   private var applied = 0
+  /// Buffers the pull could not place, touched only by the pulling thread.
+  private var refusedAtPull = 0
   private let published: Locked<Statistics>
   private let inputRates: ClosedRange<Int>
 
@@ -90,38 +95,56 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     case micGain = 64
     case appEnabled = 72
     case micEnabled = 80
+    /// The stamps' reference in seconds, as Double bits (see `init`).
+    case reference = 88
+
+    /// Words allocated.
+    static let count = 96
   }
 
   /// Creates the pipeline, prepared for the formats the capture will deliver (see
   /// ``ClockedCapturePipeline/init(_:app:mic:)``), with a hand-off ring per source of
   /// `handoffBytes` (default: enough for a second of the prepared format and at least 512 KiB,
-  /// room for a 512 ms burst while the consumer is stalled).
+  /// room for a 512 ms burst while the consumer is stalled; at least 4 KiB and at most 64 MiB).
   ///
-  /// - Throws: ``ProbeError`` for a description that is not readable PCM.
+  /// - Throws: ``CaptureError/configuration(_:)`` for a configuration value it cannot work
+  ///   with, or a `handoffBytes` above 64 MiB; ``CaptureError/format(_:)`` for a description
+  ///   that is not readable PCM.
   public init(
     _ configuration: Configuration = Configuration(), app appFormat: StreamDescription? = nil,
     mic micFormat: StreamDescription? = nil, handoffBytes: Int? = nil
-  ) throws(ProbeError) {
+  ) throws(CaptureError) {
+    if let handoffBytes, handoffBytes > Self.mostHandoffBytes {
+      throw .configuration(
+        ConfigurationError("handoffBytes", "\(handoffBytes) is above \(Self.mostHandoffBytes)"))
+    }
     pipeline = try ClockedCapturePipeline(configuration, app: appFormat, mic: micFormat)
     func ringBytes(_ format: StreamDescription?) -> Int {
       if let handoffBytes { return max(handoffBytes, 4096) }
       let perSecond = format.map { Int($0.sampleRate) * Int($0.bytesPerFrame) } ?? 0
-      return max(perSecond, 512 * 1024)
+      return min(max(perSecond, 512 * 1024), Self.mostHandoffBytes)
     }
     rings = (
       HandoffRing(capacity: ringBytes(appFormat)), HandoffRing(capacity: ringBytes(micFormat))
     )
     payload = .allocate(
       byteCount: max(rings.app.largestPayload, rings.mic.largestPayload), alignment: 16)
-    words = .allocate(capacity: 88)
-    words.initialize(repeating: 0, count: 88)
+    words = .allocate(capacity: Word.count)
+    words.initialize(repeating: 0, count: Word.count)
     words[Word.appGain.rawValue] = Int(bitPattern: UInt(configuration.appGainDB.bitPattern))
     words[Word.micGain.rawValue] = Int(bitPattern: UInt(configuration.micGainDB.bitPattern))
     words[Word.appEnabled.rawValue] = 1
     words[Word.micEnabled.rawValue] = 1
+    // The reference the callbacks check stamps against: the origin, or (NaN until then) the
+    // first valid stamp either callback sees.
+    let reference = configuration.origin?.seconds ?? .nan
+    words[Word.reference.rawValue] = Int(bitPattern: UInt(reference.bitPattern))
     published = Locked(Statistics())
     inputRates = configuration.inputRates
   }
+
+  /// The largest hand-off ring (64 MiB).
+  public static let mostHandoffBytes = 64 << 20
 
   deinit {
     payload.deallocate()
@@ -194,10 +217,15 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     // Longer than the ring: the newest frames that fit, their stamp moved on to match.
     let skipped = max(0, planes.frames - ring.largestPayload / format.bytesPerFrame)
     let kept = planes.droppingFrames(skipped)
-    var stamp = time.flatMap { $0.isValid ? $0 : nil }
-    if skipped > 0, let t = stamp {
-      let ticks = Double(skipped) * Double(t.timescale) / Double(format.sampleRate)
-      stamp = MediaTime(value: t.value + Int64(ticks.rounded()), timescale: t.timescale)
+    // An invalid stamp goes through as it is (the pull counts it and places the buffer by
+    // arrival); a valid one must lie within reach of the others.
+    var stamp = time
+    if let t = time, t.isValid {
+      try checkRange(t)
+      if skipped > 0 {
+        let ticks = Double(skipped) * Double(t.timescale) / Double(format.sampleRate)
+        stamp = MediaTime(value: t.value &+ Int64(ticks.rounded()), timescale: t.timescale)
+      }
     }
     let header = HandoffRing.Header(
       description: description, timeValue: stamp?.value ?? 0, timescale: stamp?.timescale ?? 0,
@@ -205,6 +233,27 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
       byteCount: kept.byteCount)
     if !ring.push(header, kept) {
       _ = pcmmix_fetch_add_relaxed(word(side == .app ? .appDrops : .micDrops), 1)
+    }
+  }
+
+  /// Refuses a stamp further than ``ClockedCapturePipeline/Configuration/maximumTimeFromOrigin``
+  /// from the origin, or from the first valid stamp either callback saw when there is none.
+  private func checkRange(_ t: MediaTime) throws(CaptureError) {
+    let seconds = t.seconds
+    let word = word(.reference)
+    var reference = Double(bitPattern: UInt64(UInt(bitPattern: pcmmix_load_acquire(word))))
+    if reference.isNaN {
+      // The first: it becomes the reference, unless the other callback set one meanwhile.
+      let bits = Int(bitPattern: UInt(seconds.bitPattern))
+      let nan = Int(bitPattern: UInt(Double.nan.bitPattern))
+      let before = pcmmix_compare_exchange(word, nan, bits)
+      reference = before == nan ? seconds : Double(bitPattern: UInt64(UInt(bitPattern: before)))
+    }
+    let most = ClockedCapturePipeline.Configuration.maximumTimeFromOrigin
+    guard abs(seconds - reference) <= most,
+      abs(seconds) <= ClockedCapturePipeline.Configuration.mostHostSeconds
+    else {
+      throw .timeOutOfRange(t)
     }
   }
 
@@ -286,8 +335,10 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     )
     let retained = pipeline.retainedBytes + rings.app.capacity + rings.mic.capacity
     let meters = pipeline.meters
+    let refused = refusedAtPull
     _ = published.withLockIfAvailable { s in
       (s.app, s.mic, s.clock, s.retainedBytes, s.meters) = (app, mic, clock, retained, meters)
+      s.refusedAtPull = refused
     }
     return status
   }
@@ -316,33 +367,18 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
         let time =
           h.kind == HandoffRing.Kind.stampedBuffer.rawValue
           ? MediaTime(value: h.timeValue, timescale: h.timescale) : nil
-        // Checked by the callback already; a failure here is not possible, and not fatal.
-        try? pipeline.append(
-          side, UnsafeRawBufferPointer(start: payload, count: h.byteCount),
-          description: h.description, time: time)
+        // Checked by the callback already; only a stamp within reach of the callbacks'
+        // reference but not of the pipeline's origin can fail here: counted, not fatal.
+        do {
+          try pipeline.append(
+            side, UnsafeRawBufferPointer(start: payload, count: h.byteCount),
+            description: h.description, time: time)
+        } catch {
+          refusedAtPull += 1
+        }
       case nil:
         break
       }
-    }
-  }
-}
-
-/// Why a ``RealtimeCapturePipeline`` refused a buffer.
-public enum CaptureError: Error, Equatable, Sendable {
-  /// The buffer's description is not readable PCM, declares a rate outside the configured
-  /// input rates, or its bytes are not whole frames.
-  case format(ProbeError)
-  /// Another thread was inside `append` for the same source (each source's buffers must come
-  /// from one thread at a time); the buffer was not taken.
-  case concurrentCall
-}
-
-extension CaptureError: CustomStringConvertible {
-  /// What went wrong, in words.
-  public var description: String {
-    switch self {
-    case .format(let e): e.description
-    case .concurrentCall: "another thread was appending to the same source at the same time"
     }
   }
 }

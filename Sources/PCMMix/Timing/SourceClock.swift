@@ -59,6 +59,11 @@ struct SourceClock {
   private(set) var adjustment = 0.0
   /// The drift loop's integral: the correction the source's clock needs.
   private(set) var integral = 0.0
+  /// The output clock's compression, which the resampler runs at on top of ``adjustment``.
+  var compression = 0.0
+  /// Frames added to this source's stamp positions since its clock jumped (see
+  /// ``place(stamp:position:frames:rate:fingerprint:now:window:)``).
+  private(set) var anchor = 0.0
   /// The last stamp and a fingerprint of its buffer, to tell a resent buffer from a run of
   /// buffers that all carry one stamp.
   private var lastStamp: MediaTime?
@@ -78,9 +83,12 @@ struct SourceClock {
   var driftPPM: Double { isStamped ? -integral * 1e6 : 0 }
 
   /// Decides where a stamped buffer of `frames` frames at `rate` goes. `position` is its stamp
-  /// on the timeline (output frames after the origin).
+  /// on the timeline (output frames after the origin); `now` where the pipeline estimates the
+  /// newest audio to be (`nil` when it knows of none yet), and `window` how far from `now` a
+  /// stamp can plausibly lie.
   mutating func place(
-    stamp: MediaTime, position: Double, frames: Int, rate: Int, fingerprint: Fingerprint
+    stamp: MediaTime, position stamped: Double, frames: Int, rate: Int, fingerprint: Fingerprint,
+    now: Double?, window: Double
   ) -> Placement {
     let c = configuration
     counters.buffers += 1
@@ -90,7 +98,22 @@ struct SourceClock {
       lastFingerprint = fingerprint
     }
     isStamped = true
-    guard let e0 = expected else { return start(at: position) }
+    // This source's stamps, moved by its anchor (after a clock jump, see below).
+    let position = stamped + anchor
+    func fits(_ p: Double) -> Bool {
+      guard let now else { return true }
+      return p >= now - window && p <= now + window
+    }
+    guard let e0 = expected else {
+      // A first stamp that cannot be the other source's clock (seconds away from its audio) is
+      // anchored where the buffer arrives instead.
+      if let now, !fits(position) {
+        anchor += now - position
+        counters.resyncs += 1
+        return start(at: now)
+      }
+      return start(at: position)
+    }
     if stamp == lastStamp {
       // The same stamp again: a resent buffer (same bytes) is dropped; a run of different
       // buffers under one stamp (some devices deliver half a second so) goes on by arrival.
@@ -110,22 +133,26 @@ struct SourceClock {
       counters.lastError = e / c.outputRate
       return .contiguous
     }
-    if e > tolerance {
+    if e > tolerance && fits(position) {
+      // Ahead, where audio can be: a pause, a lost buffer.
       badRun = 0
       counters.gaps += 1
       counters.gapFrames += Int(e.rounded())
       return start(at: position)
     }
-    if -e <= c.maxOverlap * c.outputRate {
+    if e < 0 && -e <= c.maxOverlap * c.outputRate {
       badRun = 0
-      let perFrame = c.outputRate / Double(rate) * (1 + adjustment)
+      let perFrame = c.outputRate / Double(rate) * (1 + adjustment - compression)
       let k = Int((-e / perFrame).rounded())
       counters.overlaps += 1
       counters.framesTrimmed += min(k, frames)
       return k >= frames ? .drop : (k > 0 ? .trim(k) : .contiguous)
     }
-    // Further back than any overlap: this stamp cannot be right. Place the buffer by arrival,
-    // unless three in a row agree with each other: then the source really moved.
+    // Further back than any overlap, or further ahead than any audio can be yet: this stamp
+    // cannot be right. Place the buffer by arrival, unless three in a row agree with each other:
+    // then the source's clock really moved. Stamps that fit the timeline move the source onto
+    // them; stamps that do not (a device clock reset seconds away) are re-anchored, so that the
+    // source goes on where it is, heard at once.
     if badRun > 0 && abs(e - badOffset) <= tolerance {
       badRun += 1
     } else {
@@ -134,7 +161,9 @@ struct SourceClock {
     if badRun >= 3 {
       badRun = 0
       counters.resyncs += 1
-      return start(at: position)
+      if fits(position) { return start(at: position) }
+      anchor -= e
+      return .contiguous
     }
     counters.arrivalPlaced += 1
     return .contiguous
@@ -158,10 +187,12 @@ struct SourceClock {
     return .contiguous
   }
 
-  /// Moves `expected` past `frames` input frames at `rate` (after they are processed).
+  /// Moves `expected` past `frames` input frames at `rate` (after they are processed), at the
+  /// ratio the resampler ran at: the correction, less the output clock's compression.
   mutating func advance(frames: Int, rate: Int) {
     guard expected != nil else { return }
-    expected! += Double(frames) * configuration.outputRate / Double(rate) * (1 + adjustment)
+    let ratio = 1 + adjustment - compression
+    expected! += Double(frames) * configuration.outputRate / Double(rate) * ratio
   }
 
   /// Moves the source's place on the timeline by `delta` frames (arrival placement re-based).

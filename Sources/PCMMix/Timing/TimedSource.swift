@@ -34,6 +34,14 @@ struct TimedSource {
   var framesSilent = 0
   /// Whether the resampler holds the tail of input not yet flushed (its last ~1 ms).
   var hasTail = false
+  /// Whether the stream was ended (``ClockedCapturePipeline/finish(_:)``) and nothing came
+  /// since: the clock then does not wait for it.
+  var isFinished = false
+  /// Buffers that came with an invalid stamp (placed as unstamped).
+  var invalidStamps = 0
+  /// The output clock's compression in force: the resampler runs this much faster (fewer
+  /// output frames per input frame) on top of the drift correction.
+  var compression = 0.0
   /// Fill-level steering of an unstamped source: fill summed over the current second.
   var fillSum = 0.0
   var fillFrames = 0
@@ -71,14 +79,15 @@ struct TimedSource {
   var state: SourceState {
     SourceState(
       hasStarted: hasStarted, isEnabled: isEnabled && fadeOutTo == nil, isStamped: clock.isStamped,
-      isEmpty: fifo.isEmpty, nextPosition: fifo.nextPosition, largestBuffer: largestBuffer)
+      isEmpty: fifo.isEmpty, isFinished: isFinished, nextPosition: fifo.nextPosition,
+      largestBuffer: largestBuffer)
   }
 
   /// Places and processes one buffer (see ``ClockedCapturePipeline/append``): `position` is its
   /// stamp on the timeline, `arrival` where the pipeline estimates "now" to be.
   mutating func take(
     _ input: PCMInput, description: StreamDescription, stamp: MediaTime?,
-    position: Double?, arrival: Double, runDry: Bool
+    position: Double?, arrival: Double, now: Double?, window: Double, runDry: Bool
   ) throws(ProbeError) {
     let format: PCMFormat
     if let known = lastFormat, description == lastDescription {
@@ -90,6 +99,7 @@ struct TimedSource {
     let planes = try PCMPlanes(input, format: format)
     let frames = planes.frames
     guard frames > 0 else { return }
+    isFinished = false
     let rate = format.sampleRate
     if fade.frames > 0, let before = chain.format, before.sampleRate != rate {
       // A switch of rate: the old run ends here (its tail placed, faded out), the new one starts
@@ -101,9 +111,10 @@ struct TimedSource {
     largestBuffer = max(largestBuffer, Int(span.rounded(.up)))
     let placement: SourceClock.Placement
     if let stamp, let position {
+      clock.compression = compression
       placement = clock.place(
         stamp: stamp, position: position, frames: frames, rate: rate,
-        fingerprint: Fingerprint(planes))
+        fingerprint: Fingerprint(planes), now: now.map { $0 - span }, window: window)
     } else {
       placement = clock.placeByArrival(frames: frames, arrival: arrival - span, runDry: runDry)
     }
@@ -117,7 +128,7 @@ struct TimedSource {
     case .trim(let k): skip = k
     case .drop: return
     }
-    chain.adjustRatio(by: clock.adjustment)
+    chain.adjustRatio(by: clock.adjustment - compression)
     try chain.process(planes.droppingFrames(skip), format: format, into: &fifo)
     clock.advance(frames: frames - skip, rate: rate)
     hasTail = chain.format.map { chain.resamples($0.sampleRate) } ?? false
@@ -309,6 +320,7 @@ struct TimedSource {
     s.arrivalPlacedBuffers = c.arrivalPlaced
     s.resyncs = c.resyncs
     s.restarts = c.restarts
+    s.invalidStamps = invalidStamps
     s.framesIn = fifo.appended
     s.framesEmitted = framesEmitted
     s.framesDropped = framesDropped + fifo.overflowDropped
