@@ -248,3 +248,16 @@ void pcmmix_core_fill_planes(float *base, long stride, long channels, long at,
     }
   }
 }
+
+void pcmmix_core_fir2(const float *h, long n, const float *in, long frames, float *out) {
+  for (long j = 0; j < frames; j++) {
+    const float *x = in + 2 * j;
+    float l = 0, r = 0;
+    for (long k = 0; k < n; k++) {
+      l += h[k] * x[2 * k];
+      r += h[k] * x[2 * k + 1];
+    }
+    out[2 * j] = l;
+    out[2 * j + 1] = r;
+  }
+}

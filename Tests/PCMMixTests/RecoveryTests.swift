@@ -205,3 +205,64 @@ import Testing
     #expect(r.clock.silenceSkippedFrames > 0)
   }
 }
+
+/// A mic switching between 48 and 16 kHz (AirPods' hands-free profile) goes on without a seam:
+/// the old rate's resampler rings out past the switch, the new one starts early, and their
+/// outputs are summed, so a tone across each switch keeps its level, with no fade and no click.
+@Suite struct SeamlessRateSwitchTests {
+  static func run(_ quality: ResamplerQuality) throws -> (
+    levels: [Double], steps: [Float], steady: Float
+  ) {
+    // The device's sample clock goes on across each switch: the switches fall on sample
+    // boundaries of both rates, and the stamps carry no jitter.
+    var m = SimulatedSource(rate: 48_000, channels: 1, encoding: .s16le)
+    m.tone = (frequency: 997, amplitude: 0.3)
+    m.rateSwitches = [(at: 3.0015, rate: 16_000), (at: 6.0075, rate: 48_000)]
+    m.timestampJitter = 0
+    var c = ClockedCapturePipeline.Configuration(resampler: .variableRatio(quality))
+    c.policy = .limit
+    var runner = try SceneRunner(c, mic: m.streamDescription(rate: 48_000))
+    runner.pipeline.setEnabled(.app, false)
+    var output = [Float](repeating: 0, count: 2 * 48_000 * 9)
+    _ = runner.run(
+      app: nil, mic: m, duration: 9,
+      onBlock: { status, block in
+        guard let p = status.position, p >= 0 else { return }
+        for i in 0..<min(block.count, output.count - 2 * p) { output[2 * p + i] = block[i] }
+      })
+    // The level of every 5 ms window from 1 s to 8 s (dB against the tone's), and the largest
+    // sample-to-sample step within 20 ms of each switch and away from them.
+    var levels: [Double] = []
+    var n = 48_000
+    while n < 8 * 48_000 {
+      var sum = 0.0
+      for i in n..<(n + 240) { sum += Double(output[2 * i]) * Double(output[2 * i]) }
+      levels.append(10 * log10(sum / 240 / (0.3 * 0.3 / 2)))
+      n += 240
+    }
+    func step(_ range: Range<Int>) -> Float {
+      var most: Float = 0
+      for i in range { most = max(most, abs(output[2 * i] - output[2 * i - 2])) }
+      return most
+    }
+    let switches = [3.0015, 6.0075].map { Int($0 * 48_000) }
+    if ProcessInfo.processInfo.environment["SWITCH_DUMP"] != nil {
+      for i in (switches[0] - 200)..<(switches[0] + 1200) {
+        let want = 0.3 * sin(2 * Double.pi * 997 * Double(i) / 48_000)
+        print("dump \(i - switches[0]) \(output[2 * i]) \(want)")
+      }
+    }
+    let steps = switches.map { step(($0 - 960)..<($0 + 960)) }
+    let steady = step(48_000..<(2 * 48_000))
+    return (levels, steps, steady)
+  }
+
+  @Test(arguments: [ResamplerQuality.shortForTests, .balanced])
+  func aToneAcrossEachSwitchKeepsItsLevel(quality: ResamplerQuality) throws {
+    let (levels, steps, steady) = try Self.run(quality)
+    let (low, high) = (levels.min()!, levels.max()!)
+    print("rate switch: level \(low) … \(high) dB, steps \(steps) against steady \(steady)")
+    #expect(low >= -0.5 && high <= 0.5, "level \(low) … \(high) dB")
+    for s in steps { #expect(s <= 1.5 * steady, "a click: step \(s) against \(steady)") }
+  }
+}

@@ -66,6 +66,10 @@ void pcmmix_core_group16x2(const float *table, long width, const float *a, const
 void pcmmix_core_fill_planes(float *base, long stride, long channels, long at,
                              const float *input, long frames);
 
+/// `frames` frames of interleaved stereo filtered by the `n` taps at `h`: out frame j is the
+/// sum over k < n of h[k] times in frame j + k (both channels).
+void pcmmix_core_fir2(const float *h, long n, const float *in, long frames, float *out);
+
 // MARK: - Decode and encode
 
 /// `count` samples at `src` (any alignment) to float, with PCMMix's scaling (u8 x / 128 - 1,

@@ -39,6 +39,50 @@ struct FrameFIFO: FrameSink {
     count += n
   }
 
+  /// Adds `frames` onto the newest frames held, the last onto the frame `before` frames before
+  /// the newest; what reaches past the oldest frame is skipped.
+  ///
+  /// - Complexity: O(frames).
+  mutating func add(_ frames: UnsafeBufferPointer<Float>, endingFramesBeforeEnd before: Int) {
+    let n = frames.count / channelCount
+    guard n > 0, before >= 0, before < count, let src = frames.baseAddress else { return }
+    let ch = channelCount
+    // Frame i of `frames` lands `n − 1 − i + before` frames before the newest.
+    let skip = max(0, n + before - count)
+    storage.withUnsafeMutableBufferPointer { s in
+      for i in skip..<n {
+        var f = head + count - 1 - (n - 1 - i + before)
+        if f >= capacity { f -= capacity }
+        for c in 0..<ch { s[f * ch + c] += src[i * ch + c] }
+      }
+    }
+  }
+
+  /// Copies `frames` frames from frame `first` (counted from the oldest) out to `buffer`, or
+  /// (with `write`) from `buffer` back in.
+  ///
+  /// - Precondition: `first + frames ≤ count`.
+  mutating func access(
+    _ first: Int, _ frames: Int, _ buffer: UnsafeMutablePointer<Float>, write: Bool
+  ) {
+    precondition(first >= 0 && first + frames <= count)
+    var done = 0
+    while done < frames {
+      let (start, run) = self.run(from: first + done)
+      let n = min(run, frames - done)
+      let ch = channelCount
+      storage.withUnsafeMutableBufferPointer { s in
+        let at = s.baseAddress! + start
+        if write {
+          at.update(from: buffer + done * ch, count: n * ch)
+        } else {
+          (buffer + done * ch).update(from: at, count: n * ch)
+        }
+      }
+      done += n
+    }
+  }
+
   /// Copies the oldest `frames` frames into `output` without removing them.
   ///
   /// - Precondition: `frames ≤ count` and `output` has room.

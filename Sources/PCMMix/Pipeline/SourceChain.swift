@@ -9,7 +9,10 @@
 /// delay is dropped at the start, so output frame `j` is input time `j / outputRate`.
 ///
 /// When the input rate changes mid-stream, the old resampler's tail is flushed into the sink and
-/// a new one starts from silence: no sample of the old format is held into the new one. Changes
+/// a new one starts from silence: no sample of the old format is held into the new one. A
+/// ``seamless`` chain over a sink that can sum (a capture timeline) overlaps the two instead:
+/// the old run rings out past its end, the new one starts early, and their frames are summed,
+/// so that the stream goes on as one (see ``switchesSeamlessly(to:sink:)``). Changes
 /// of byte order or sample type take effect at the next buffer with no reset, and so does a
 /// change of channel count with the built-in resampler (its history is remapped).
 public struct SourceChain {
@@ -40,6 +43,19 @@ public struct SourceChain {
   var decoded: [Float] = []
   var mapped: [Float] = []
   var resampled: [Float] = []
+  /// Whether a switch of input rate overlaps the two resamplers' runs where the sink and the
+  /// backend allow (see ``switchesSeamlessly(to:)``).
+  var seamless = false
+  /// Input frames the current resampler has taken since it started (0: nothing to ring out).
+  var runFrames = 0
+  /// Frames of the new run still to be summed onto the sink's newest frames (its early outputs,
+  /// and those over the old run's ring-out) instead of appended.
+  var overlapRemaining = 0
+  /// Where the old run's ring-out started, past the end of its input (output frames).
+  var ringOutTime: Double?
+  /// At the last seamless switch: the output frames either run's filter reaches (the seam's
+  /// half-width), for ``RateSwitchSmoother``.
+  public internal(set) var seamSpan = 0
   /// Input frames taken since creation.
   public private(set) var framesIn = 0
   /// Frames handed to the sink since creation.
@@ -244,13 +260,22 @@ public struct SourceChain {
     }
     (decoded, mapped, resampled) = scratch
     framesIn += total
+    runFrames += total
   }
 
   /// Flushes the resampler's tail after the last buffer, so that the output holds
   /// `round(framesIn × outputRate / inputRate)` frames in all (for one input rate), then readies
   /// the chain for a new stream at the same rate.
   public mutating func flush<Sink: FrameSink>(into sink: inout Sink) {
+    flush(into: &sink, ringingOut: false)
+  }
+
+  /// Flushes as ``flush(into:)`` does; with `ringingOut`, also the outputs past the end that the
+  /// last input still reaches (the old run's half of a seamless switch).
+  mutating func flush<Sink: FrameSink>(into sink: inout Sink, ringingOut: Bool) {
     guard resampler != nil else { return }
+    overlapRemaining = 0
+    ringOutTime = nil
     var scratch = takeScratch()
     _withBuffers(&scratch) { _, _, o in
       while true {
@@ -258,10 +283,28 @@ public struct SourceChain {
         if n == 0 { break }
         emit(o, frames: n, into: &sink)
       }
+      if ringingOut {
+        ringOutTime = resampler!.outputTimePastEnd
+        sink.noteSeam()
+      }
+      while ringingOut, let n = resampler!.ringOut(into: resamplerRoom(o)), n > 0 {
+        emit(o, frames: n, into: &sink)
+        overlapRemaining += n
+      }
     }
     (decoded, mapped, resampled) = scratch
     resampler!.reset()
     leadingToDrop = resampler!.latency - resampler!.skipLatency()
+    runFrames = 0
+  }
+
+  /// Whether a switch to input `rate` goes on without a seam: the chain is ``seamless``, the
+  /// current resampler has taken input and can ring out, and `rate` is resampled too. Then the
+  /// old run's outputs ring out past its end and the new run starts early enough to be summed
+  /// onto them: a tone across the switch keeps its level, with no fade.
+  func switchesSeamlessly<Sink: FrameSink>(to rate: Int, sink: Sink) -> Bool {
+    seamless && sink.canAddToNewest && runFrames > 0 && resampler?.overlapsRuns == true
+      && resamples(rate)
   }
 
   /// The part of the output scratch the resampler may fill: what still fits once upmixed.
@@ -297,6 +340,15 @@ public struct SourceChain {
       leadingToDrop -= drop
       frames = UnsafeBufferPointer(rebasing: frames[(drop * outputChannels)...])
     }
+    if overlapRemaining > 0 {
+      // The new run's first frames go onto the old run's last ones.
+      let m = min(overlapRemaining, frames.count / outputChannels)
+      sink.add(
+        UnsafeBufferPointer(rebasing: frames[..<(m * outputChannels)]),
+        endingFramesBeforeEnd: overlapRemaining - m)
+      overlapRemaining -= m
+      frames = UnsafeBufferPointer(rebasing: frames[(m * outputChannels)...])
+    }
     framesOut += frames.count / outputChannels
     if !frames.isEmpty { sink.append(frames) }
   }
@@ -323,7 +375,9 @@ public struct SourceChain {
       }
     }
     if rateChanged {
-      flush(into: &sink)
+      let overlap = switchesSeamlessly(to: new.sampleRate, sink: sink)
+      let oldSpan = resampler?.filterSpan
+      flush(into: &sink, ringingOut: overlap)
       stow()
       resampler = nil
       leadingToDrop = 0
@@ -332,7 +386,16 @@ public struct SourceChain {
         var r =
           takePrepared(new.sampleRate, channels) ?? factory(new.sampleRate, outputRate, channels)
         _ = r.adjustRatio(by: ratioAdjustment)
-        leadingToDrop = r.latency - r.skipLatency()
+        if overlap, let offset = ringOutTime,
+          let early = r.resetToOverlap(firstOutputAt: offset)
+        {
+          seamSpan = max(oldSpan ?? 0, r.filterSpan ?? 0)
+          // Its outputs before time 0, and those over the old run's ring-out, are summed.
+          overlapRemaining += early
+        } else {
+          overlapRemaining = 0
+          leadingToDrop = r.latency - r.skipLatency()
+        }
         resampler = r
       }
       let block = Self.blockFrames(new.sampleRate)

@@ -51,6 +51,31 @@ public protocol Resampler {
   /// rational ``PolyphaseResampler`` cannot, except for an adjustment of 0).
   mutating func adjustRatio(by adjustment: Double) -> Bool
 
+  /// For a seamless switch of input rate: after ``flush(into:)``, writes the outputs past the
+  /// end of the input that its last samples still reach (reading silence after them), so that
+  /// another run's first outputs can be summed onto them; returns the frames written, or `nil`
+  /// when the backend cannot. Its first output lies ``outputTimePastEnd`` output frames past
+  /// the end of the input.
+  mutating func ringOut(into output: UnsafeMutableBufferPointer<Float>) -> Int?
+
+  /// After ``flush(into:)``: how far past the end of the input (in output frames, 0 ..< 1) the
+  /// next output lies; `nil` when the backend cannot say.
+  var outputTimePastEnd: Double? { get }
+
+  /// For a seamless switch of input rate: forgets all history, as ``reset()`` does, and starts
+  /// the output early enough that its first frames, summed onto the previous run's
+  /// ``ringOut(into:)``, continue it without a seam, on its grid: one output lies `offset`
+  /// output frames after input time 0 (the previous run's ``outputTimePastEnd``). Returns how
+  /// many outputs come before that one (the frames to sum onto those already given), or `nil`
+  /// when the backend cannot (then use ``reset()`` and ``skipLatency()``).
+  mutating func resetToOverlap(firstOutputAt offset: Double) -> Int?
+
+  /// Whether ``ringOut(into:)`` and ``resetToOverlap(firstOutputAt:)`` work.
+  var overlapsRuns: Bool { get }
+
+  /// Output frames one input sample reaches (the filter's whole span), where the backend knows.
+  var filterSpan: Int? { get }
+
   /// Bytes of storage this converter holds that it can see: history, scratch, and coefficient
   /// tables it does not share with other converters. What a C library keeps privately is not
   /// included (each backend's documentation says what it counts).
@@ -58,6 +83,21 @@ public protocol Resampler {
 }
 
 extension Resampler {
+  /// Not supported unless the backend says otherwise.
+  public mutating func ringOut(into output: UnsafeMutableBufferPointer<Float>) -> Int? { nil }
+
+  /// Not supported unless the backend says otherwise.
+  public var outputTimePastEnd: Double? { nil }
+
+  /// Not supported unless the backend says otherwise.
+  public mutating func resetToOverlap(firstOutputAt offset: Double) -> Int? { nil }
+
+  /// Not supported unless the backend says otherwise.
+  public var overlapsRuns: Bool { false }
+
+  /// Not known unless the backend says.
+  public var filterSpan: Int? { nil }
+
   /// By default nothing is skipped: the caller drops all ``latency`` frames.
   public mutating func skipLatency() -> Int { 0 }
 

@@ -134,6 +134,41 @@ public struct VariableRatioResampler: Resampler {
     position = 0
   }
 
+  /// Output frames one input sample reaches: the filter's taps, at the output rate.
+  public var filterSpan: Int? { Int((Double(bank.taps) / nominalStep).rounded(.up)) + 1 }
+
+  /// Runs overlap: a switch of input rate can continue without a seam (see
+  /// ``Resampler/resetToOverlap()``).
+  public var overlapsRuns: Bool { true }
+
+  /// Writes the outputs past the end of the input that its last samples still reach: while the
+  /// filter's past taps (``PolyphaseBank/lead``) cover input before the end.
+  public mutating func ringOut(into output: UnsafeMutableBufferPointer<Float>) -> Int? {
+    run(nil, frames: Int.max, output: output, until: Double(framesIn + bank.lead)).produced
+  }
+
+  /// After a flush: the next output's time past the end of the input, in output frames.
+  public var outputTimePastEnd: Double? {
+    (nextOutputTime - Double(framesIn)) / step
+  }
+
+  /// Forgets all history and starts the output where new input first reaches it (the future
+  /// taps' span, `taps − lead` input frames, before the output at `offset`), on the grid of
+  /// outputs that puts one `offset` output frames after input time 0. Returns the outputs
+  /// before that one.
+  public mutating func resetToOverlap(firstOutputAt offset: Double) -> Int? {
+    reset()
+    let at = max(0, offset) * step
+    let early = Int((Double(bank.taps - bank.lead) / step - 1e-9).rounded(.up))
+    let start = at - Double(early) * step
+    let whole = Int(start.rounded(.down))
+    fraction = start - Double(whole)
+    planeOrigin = whole - (bank.lead - 1)
+    count = -planeOrigin
+    position = 0
+    return early
+  }
+
   /// Starts the output ``latency`` frames late instead of emitting them, before any input; returns
   /// the frames skipped.
   public mutating func skipLatency() -> Int {

@@ -39,6 +39,8 @@ struct TimedSource {
   var isFinished = false
   /// Buffers that came with an invalid stamp (placed as unstamped).
   var invalidStamps = 0
+  /// Low-passes the seam of a seamless rate switch to the lower rate's band.
+  var smoother: RateSwitchSmoother
   /// The output clock's compression in force: the resampler runs this much faster (fewer
   /// output frames per input frame) on top of the drift correction.
   var compression = 0.0
@@ -54,6 +56,12 @@ struct TimedSource {
     chain = SourceChain(
       outputRate: c.outputRate, outputChannels: 2, resampler: c.resolvedResampler,
       resamplesEqualRates: c.driftCorrection != .off)
+    chain.seamless = true
+    let out = c.outputRate
+    smoother = RateSwitchSmoother(outputRate: out, rates: c.preparedRates) { rate in
+      // A bound on either filter's reach: 256 samples of the lower rate.
+      256 * out / rate + 1
+    }
     clock = SourceClock(
       .init(
         outputRate: Double(c.outputRate), tolerance: c.gapTolerance, maxOverlap: c.maxOverlap,
@@ -101,9 +109,11 @@ struct TimedSource {
     guard frames > 0 else { return }
     isFinished = false
     let rate = format.sampleRate
-    if fade.frames > 0, let before = chain.format, before.sampleRate != rate {
-      // A switch of rate: the old run ends here (its tail placed, faded out), the new one starts
-      // a new segment right after it (faded in).
+    if fade.frames > 0, let before = chain.format, before.sampleRate != rate,
+      !chain.switchesSeamlessly(to: rate, sink: fifo)
+    {
+      // A switch of rate the chain cannot overlap: the old run ends here (its tail placed,
+      // faded out), the new one starts a new segment right after it (faded in).
       finish()
       fifo.close()
     }
@@ -129,7 +139,13 @@ struct TimedSource {
     case .drop: return
     }
     chain.adjustRatio(by: clock.adjustment - compression)
+    let rateBefore = chain.format?.sampleRate
     try chain.process(planes.droppingFrames(skip), format: format, into: &fifo)
+    if let seam = fifo.seam {
+      fifo.seam = nil
+      smoother.arm(seam: seam, rates: rateBefore ?? rate, rate, half: chain.seamSpan)
+    }
+    smoother.run(on: &fifo)
     clock.advance(frames: frames - skip, rate: rate)
     hasTail = chain.format.map { chain.resamples($0.sampleRate) } ?? false
   }
@@ -337,7 +353,7 @@ struct TimedSource {
 
   /// Bytes held: the timeline's frames and the chain.
   var retainedBytes: Int {
-    fifo.capacity * fifo.channelCount * 4 + chain.retainedBytes
+    fifo.capacity * fifo.channelCount * 4 + chain.retainedBytes + smoother.retainedBytes
   }
 }
 

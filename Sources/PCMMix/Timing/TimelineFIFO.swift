@@ -82,6 +82,38 @@ struct TimelineFIFO: FrameSink {
     nextPosition += n
   }
 
+  /// A timeline holds its newest frames until they are pulled: more can be summed onto them,
+  /// unless its newest segment is closed (what comes next starts elsewhere).
+  var canAddToNewest: Bool { !pendingJump && frames.count > 0 }
+
+  /// Adds `frames` onto the newest frames held (see ``FrameSink/add(_:endingFramesBeforeEnd:)``);
+  /// positions do not move.
+  mutating func add(_ frames: UnsafeBufferPointer<Float>, endingFramesBeforeEnd before: Int) {
+    self.frames.add(frames, endingFramesBeforeEnd: before)
+  }
+
+  /// Where the last seamless switch of input rate joined two runs (see
+  /// ``FrameSink/noteSeam()``), until the source takes note of it.
+  var seam: Int?
+
+  mutating func noteSeam() { seam = nextPosition }
+
+  /// The frames at timeline positions `p ..< p + count` of the newest segment, copied out
+  /// (`write` false) or back in (`write` true) at `buffer`; `false` when they are not all held
+  /// in it.
+  mutating func access(
+    _ p: Int, _ count: Int, _ buffer: UnsafeMutablePointer<Float>, write: Bool
+  ) -> Bool {
+    guard count > 0, startCount > 0 else { return false }
+    let newestStart = starts[(startHead + startCount - 1) % Self.maxSegments].position
+    // Frame at position q is (nextPosition − 1 − q) frames before the newest.
+    let fromEnd = nextPosition - p - count
+    let first = frames.count - fromEnd - count
+    guard p >= newestStart, fromEnd >= 0, first >= 0 else { return false }
+    frames.access(first, count, buffer, write: write)
+    return true
+  }
+
   /// Frames dropped because the ring was full, since creation.
   var overflowDropped = 0
 
