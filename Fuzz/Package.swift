@@ -27,6 +27,9 @@ let package = Package(
     .executableTarget(
       name: "FuzzPipeline", dependencies: ["PCMMixFuzzDrivers"],
       swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
+    .executableTarget(
+      name: "FuzzCapture", dependencies: ["PCMMixFuzzDrivers"],
+      swiftSettings: [.unsafeFlags(["-parse-as-library"])]),
   ],
   swiftLanguageModes: [.v6]
 )

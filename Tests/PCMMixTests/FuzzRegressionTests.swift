@@ -15,7 +15,9 @@ import Testing
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("Fuzz")
 
-  static let targets = ["FuzzWAV", "FuzzContainers", "FuzzProbeDecode", "FuzzPipeline"]
+  static let targets = [
+    "FuzzWAV", "FuzzContainers", "FuzzProbeDecode", "FuzzPipeline", "FuzzCapture",
+  ]
 
   /// Every replayable input: `(target, path relative to Fuzz/)`.
   fileprivate static let inputs: [_FuzzInput] = {
@@ -47,6 +49,7 @@ import Testing
       case "FuzzWAV": FuzzWAV.run(bytes)
       case "FuzzContainers": FuzzContainers.run(bytes)
       case "FuzzProbeDecode": FuzzProbeDecode.run(bytes)
+      case "FuzzCapture": FuzzCapture.run(bytes)
       default: FuzzPipeline.run(bytes)
       }
     }

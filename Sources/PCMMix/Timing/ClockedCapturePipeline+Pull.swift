@@ -6,6 +6,14 @@ extension ClockedCapturePipeline {
     frames: Int, _ emit: (_ offset: Int, _ block: UnsafePointer<Float>, _ frames: Int) -> Void
   ) -> PullStatus {
     clock.statistics.pulls += 1
+    guard frames > 0 else {
+      // An empty buffer: nothing moves.
+      return PullStatus(
+        phase: clock.isRunning ? .running : .starting,
+        position: clock.isRunning ? clock.position : nil, appSilentFrames: 0, micSilentFrames: 0,
+        time: clock.isRunning ? outputTime(clock.outputPosition) : nil,
+        captureTime: clock.isRunning && clock.hold == 0 ? captureTime(clock.position) : nil)
+    }
     clock.statistics.framesPulled += frames
     if !clock.isRunning && clock.tryStart(app.state, mic.state, frames: frames) {
       // What lies before the start is not late, only older than the output.

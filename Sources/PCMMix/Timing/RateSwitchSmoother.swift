@@ -44,31 +44,40 @@ struct RateSwitchSmoother {
     fade = max(1, outputRate / 500)
     var longest = 0
     for rate in Set(rates).sorted() where rate > 0 && rate < outputRate {
-      let nyquist = Double(rate) / 2
-      // Pass to 0.85 of the lower rate's Nyquist, stop by 0.98: the resamplers are flat to 0.9.
-      let (pass, stop) = (0.85 * nyquist, 0.98 * nyquist)
-      let width = (stop - pass) / Double(outputRate)
-      var n = KaiserWindow.length(attenuation: 70, transitionWidth: width)
-      n += 1 - n % 2
-      let beta = KaiserWindow.beta(attenuation: 70)
-      let fc = (pass + stop) / 2 / Double(outputRate)
-      let m = Double(n - 1) / 2
-      var taps = [Float](repeating: 0, count: n)
-      var sum = 0.0
-      var h = [Double](repeating: 0, count: n)
-      for k in 0..<n {
-        let x = Double(k) - m
-        let sinc = x == 0 ? 2 * fc : sin(2 * Double.pi * fc * x) / (Double.pi * x)
-        h[k] = sinc * KaiserWindow.value(x / (m + 1), beta: beta)
-        sum += h[k]
-      }
-      for k in 0..<n { taps[k] = Float(h[k] / sum) }
+      let taps = Self.lowPass(below: rate, outputRate: outputRate)
       filters.append(Filter(rate: rate, taps: taps))
-      longest = max(longest, 2 * (span(rate) + fade) + n)
+      longest = max(longest, 2 * (span(rate) + fade) + taps.count)
     }
     scratchIn = [Float](repeating: 0, count: 2 * longest)
     scratchOut = [Float](repeating: 0, count: 2 * longest)
   }
+
+  /// The low-pass for a seam with `rate` on one side, at `outputRate` (designed once per pair
+  /// in the process, then shared): pass to 0.85 of the lower rate's Nyquist, stop by 0.98 (the
+  /// resamplers are flat to 0.9), 70 dB, an odd number of taps, unit gain.
+  static func lowPass(below rate: Int, outputRate: Int) -> [Float] {
+    if let known = cache.withLock({ $0[[rate, outputRate]] }) { return known }
+    let nyquist = Double(rate) / 2
+    let (pass, stop) = (0.85 * nyquist, 0.98 * nyquist)
+    var n = KaiserWindow.length(
+      attenuation: 70, transitionWidth: (stop - pass) / Double(outputRate))
+    n += 1 - n % 2
+    let beta = KaiserWindow.beta(attenuation: 70)
+    let fc = (pass + stop) / 2 / Double(outputRate)
+    let m = Double(n - 1) / 2
+    var h = [Double](repeating: 0, count: n)
+    for k in 0..<n {
+      let x = Double(k) - m
+      let sinc = x == 0 ? 2 * fc : sin(2 * Double.pi * fc * x) / (Double.pi * x)
+      h[k] = sinc * KaiserWindow.value(x / (m + 1), beta: beta)
+    }
+    let sum = h.reduce(0, +)
+    let taps = h.map { Float($0 / sum) }
+    cache.withLock { $0[[rate, outputRate]] = taps }
+    return taps
+  }
+
+  private static let cache = Locked<[[Int]: [Float]]>([:])
 
   /// Arms the smoothing of a seam at timeline frame `seam` between runs at `rateA` and
   /// `rateB` whose filters reach `half` output frames; nothing when neither is below the output
