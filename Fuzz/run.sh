@@ -37,6 +37,8 @@ build() {  # build SCRATCH COVERAGE -> prints the bin path
   swift build $FLAGS --show-bin-path
 }
 
+# libFuzzer's own handler must see a trap to write the input that caused it.
+export SWIFT_BACKTRACE=enable=no
 status=0
 for target in $TARGETS; do
   mkdir -p "$WORK/$target" "Regressions/$target"

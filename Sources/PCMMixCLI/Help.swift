@@ -138,9 +138,11 @@ public enum Help {
     usage: pcm-mix demo [-o OUTPUT]
 
     Synthesizes a ReplayKit-shaped capture (app audio 44.1 kHz stereo big-endian int16 in
-    1,024-frame buffers, mic audio 32 kHz mono little-endian int16 in uneven buffers), runs it
-    through the capture pipeline buffer by buffer, writes the 48 kHz stereo mix (default
-    pcm-mix-demo.wav) and prints what it did.
+    1,024-frame buffers, mic audio 32 kHz mono little-endian int16 in uneven buffers, each with
+    marker bursts at known times), hands each buffer to a RealtimeCapturePipeline when its last
+    frame exists, stamped with its host time, pulls 10 ms at a time, writes the blocks back to
+    back from the first stamped one (default pcm-mix-demo.wav), and prints where the markers
+    landed against their host time, the latency and the counters.
     """
 
   static let replay = """
@@ -180,7 +182,9 @@ public enum Help {
       are finished (their resampler tails flushed) and pulling goes on until then.
 
     --latency MS fixes how far behind the newest audio the output plays; by default the
-    pipeline chooses it (100 ms … 1 s) and raises it when audio arrives late. --drift picks
+    pipeline chooses it (100 ms … 1 s) and raises it when a source is late again and again, or
+    holds when both run dry at once (replay never lowers it: the file is on the capture
+    timeline). --drift picks
     what steers the resamplers: the timestamps (default), nothing (off), or the timestamps and,
     for an unstamped source, its fill level (fill). --resampler as for mix; the built-in
     presets run the steerable variable-ratio resampler, in linear phase unless --phase says
@@ -198,8 +202,10 @@ public enum Help {
     clock's counters, and the latency at the start and at every change (time, latencyMs);
     times are seconds since t0. --json also prints it on standard error.
 
-    A malformed log is refused with 65 naming FILE:LINE (the raw file itself when it holds
-    bytes after the last row's buffer). Output goes to a temporary file beside OUTPUT and is
+    A malformed log is refused with 65 naming FILE:LINE. A raw file that ends inside a row's
+    buffer, or holds bytes after the last row's, is a log cut short (a killed extension): every
+    whole buffer is replayed, a warning names the row (or the raw file), the report records it
+    under "cut", and the exit code is 0. Output goes to a temporary file beside OUTPUT and is
     renamed into place only when complete.
 
     \(resamplers)

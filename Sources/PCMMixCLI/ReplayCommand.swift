@@ -15,6 +15,9 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
     logs.append(try ReplaySourceLog.open(side, log))
   }
   for i in logs.indices { try logs[i].scan() }
+  if logs.allSatisfy({ $0.rows == 0 }), let log = logs.first, let cut = log.cut {
+    throw CLIError(.data, cut.location, "\(cut.detail); no whole buffer is left to replay")
+  }
   for log in logs {
     for (inputRate, line) in log.rates.sorted(by: { $0.value < $1.value }) {
       try options.resampler.check(
@@ -63,6 +66,10 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
     // Cleared on failure too, so that an error line starts at the left margin.
     defer { progress.end() }
     try session.run(&logs, into: &sink, path: options.output) { progress.update($0) }
+    progress.end()
+    for log in logs {
+      if let cut = log.cut { console.err("pcm-mix: warning: \(cut.location): \(cut.detail)\n") }
+    }
     try sink.finish(options.output)
     report = session.report(options: options, logs: logs, t0: origin).rendered() + "\n"
     if let reportFile { try reportFile.write(report) }
@@ -115,6 +122,9 @@ struct ReplaySession {
     c.appGainDB = options.appGainDB
     c.micGainDB = options.micGainDB
     c.driftCorrection = options.drift
+    // The file is written on the capture timeline: the latency may rise (holds are not
+    // written), but never comes down by compressing it.
+    c.lowersLatency = false
     if let ms = options.latencyMilliseconds { c.latency = .fixed(seconds: ms / 1000) }
     // Resamplers for the rates the logs use, made up front as a live capture prepares its own.
     c.preparedRates = Set(logs.flatMap(\.rates.keys)).sorted()
@@ -128,9 +138,10 @@ struct ReplaySession {
       let log = app ?? mic!
       throw CLIError(.data, log.csv.path, error.description)
     }
-    // A source without a log is not part of the capture: the other plays alone.
-    if app == nil { pipeline.setEnabled(.app, false) }
-    if mic == nil { pipeline.setEnabled(.mic, false) }
+    // A source without a log (or whose log holds no whole buffer) is not part of the capture:
+    // the other plays alone.
+    if app.map({ $0.rows == 0 }) ?? true { pipeline.setEnabled(.app, false) }
+    if mic.map({ $0.rows == 0 }) ?? true { pipeline.setEnabled(.mic, false) }
     pullMilliseconds = options.pullMilliseconds
     pullFrames = options.pullMilliseconds * Self.outputRate / 1000
     self.endFrame = endFrame
@@ -165,7 +176,11 @@ struct ReplaySession {
       // Every row delivered by now, earliest first (the app first on a tie).
       while let i = Self.earliest(next), next[i]!.delivery <= now {
         let row = next[i]!.row
-        let data = try logs[i].read(row, into: bytes)
+        guard let data = try logs[i].read(row, into: bytes) else {
+          // Cut short here: the log ends with the whole buffers before this row.
+          next[i] = nil
+          continue
+        }
         do {
           try pipeline.append(
             logs[i].side, data, description: logs[i].description(row.format), time: row.time)
@@ -261,6 +276,12 @@ struct ReplaySession {
       }
       return .object([
         ("raw", .string(log.raw.path)), ("log", .string(log.csv.path)), ("rows", .int(log.rows)),
+        (
+          "cut",
+          log.cut.map {
+            .object([("location", .string($0.location)), ("detail", .string($0.detail))])
+          } ?? .null
+        ),
         ("stampedRows", .int(log.stampedRows)), ("bytes", .int(log.byteCount)),
         ("statistics", pipeline.statistics(side).json), ("drift", .array(samples)),
       ])

@@ -22,6 +22,13 @@ struct ReplaySourceLog {
   var previousDelivery = 0.0
   /// The description of the last row's format.
   var described: (format: PCMFormat, description: StreamDescription)?
+  /// Rows whose buffers the raw file holds whole (all when it was not cut short).
+  var usableRows = Int.max
+  /// Rows handed out by ``nextDelivery(t0:)`` since the last rewind.
+  var delivered = 0
+  /// Where the raw file and the CSV part ways (a log cut off by a killed extension), if they
+  /// do: the replay goes on with every whole buffer and says so.
+  var cut: ReplayLogCut?
 
   /// Opens both files of `log`: 66 when either is missing or unreadable.
   static func open(_ side: ClockedCapturePipeline.Side, _ log: ReplayOptions.Log) throws(CLIError)
@@ -45,41 +52,47 @@ struct ReplaySourceLog {
   /// rows need (when its size is known); notes what ``replay(_:console:)`` needs to know first.
   mutating func scan() throws(CLIError) {
     while let row = try csv.next() {
+      // Every row is read and checked; past a cut, none is used.
+      guard cut == nil else { continue }
+      if let size = raw.size, byteCount + row.byteCount > size {
+        cut = shortCut(row, at: byteCount, size: size)
+        usableRows = rows
+        continue
+      }
       rows += 1
       lastLine = row.line
       if row.time != nil { stampedRows += 1 }
       if let t = row.time, earliest.map({ t < $0 }) ?? true { earliest = t }
       byteCount += row.byteCount
-      if let size = raw.size, byteCount > size {
-        throw short(row, at: byteCount - row.byteCount, size: size)
-      }
       largestBuffer = max(largestBuffer, row.byteCount)
       if firstFormat == nil { firstFormat = row.format }
       if rates[row.format.sampleRate] == nil { rates[row.format.sampleRate] = row.line }
     }
-    if let size = raw.size, size > byteCount { throw extraBytes(size - byteCount) }
+    if cut == nil, let size = raw.size, size > byteCount { cut = extraCut(size - byteCount) }
   }
 
-  /// 65 at `row`: the raw file ends inside its buffer, which starts at byte `offset`.
-  func short(_ row: LogRow, at offset: Int, size: Int?) -> CLIError {
-    let holds = size.map { "; it holds \($0)" } ?? ""
-    return CLIError(
-      .data, "\(csv.path):\(row.line)",
-      "\(raw.path) ends inside this row's buffer (bytes \(offset) ..< \(offset + row.byteCount)"
-        + "\(holds))")
+  /// The cut where the raw file ends inside `row`'s buffer, which starts at byte `offset`.
+  func shortCut(_ row: LogRow, at offset: Int, size: Int?) -> ReplayLogCut {
+    let into = size.map { "\($0 - offset) bytes into" } ?? "inside"
+    return ReplayLogCut(
+      location: "\(csv.path):\(row.line)",
+      detail: "\(raw.path) ends \(into) this row's \(row.byteCount)-byte buffer: replayed the"
+        + " \(rows) whole buffer\(rows == 1 ? "" : "s") before it")
   }
 
-  /// 65 at the raw file: `count` bytes (if known) follow the last row's buffer.
-  func extraBytes(_ count: Int?) -> CLIError {
+  /// The cut where `count` bytes (if known) follow the last row's buffer.
+  func extraCut(_ count: Int?) -> ReplayLogCut {
     let what = count.map { "\($0) byte\($0 == 1 ? "" : "s")" } ?? "bytes"
     let last = rows == 0 ? "\(csv.path) has no rows" : "the last row is \(csv.path):\(lastLine)"
-    return CLIError(.data, raw.path, "\(what) after the last row's buffer (\(last))")
+    return ReplayLogCut(
+      location: raw.path, detail: "\(what) after the last row's buffer, not replayed (\(last))")
   }
 
   /// Goes back to the first row.
   mutating func rewind() throws(CLIError) {
     try csv.rewind()
     previousDelivery = 0
+    delivered = 0
   }
 
   /// The next row with its delivery time and the time its last sample ends, in seconds since
@@ -87,16 +100,18 @@ struct ReplaySourceLog {
   /// previous row's delivery (the first at t0); it is delivered when it ends, but never before
   /// the previous row of the log.
   mutating func nextDelivery(t0: Double) throws(CLIError) -> ReplayDelivery? {
-    guard let row = try csv.next() else { return nil }
+    guard delivered < min(usableRows, rows), let row = try csv.next() else { return nil }
+    delivered += 1
     let span = Double(row.frames) / Double(row.format.sampleRate)
     let end = row.time.map { $0.seconds - t0 + span } ?? previousDelivery + span
     previousDelivery = max(previousDelivery, end)
     return ReplayDelivery(row: row, delivery: previousDelivery, end: end)
   }
 
-  /// Reads `row`'s buffer into the front of `buffer`.
+  /// Reads `row`'s buffer into the front of `buffer`; `nil` when the raw file ends inside it
+  /// (its size was not known ahead: then the log is cut here, see ``cut``).
   mutating func read(_ row: LogRow, into buffer: UnsafeMutableRawBufferPointer) throws(CLIError)
-    -> UnsafeRawBufferPointer
+    -> UnsafeRawBufferPointer?
   {
     guard row.byteCount <= buffer.count else {
       throw CLIError(.data, "\(csv.path):\(row.line)", "the log changed while it was replayed")
@@ -104,16 +119,19 @@ struct ReplaySourceLog {
     let offset = raw.offset
     let bytes = UnsafeMutableRawBufferPointer(rebasing: buffer[..<row.byteCount])
     guard try raw.read(into: bytes) == row.byteCount else {
-      throw short(row, at: offset, size: raw.size)
+      cut = shortCut(row, at: offset, size: raw.size)
+      usableRows = delivered - 1
+      return nil
     }
     return UnsafeRawBufferPointer(bytes)
   }
 
-  /// Checks that nothing follows the last row's buffer, reading one byte into `scratch`.
+  /// Notes bytes after the last row's buffer (a cut), reading one byte into `scratch`.
   mutating func checkEnd(_ scratch: UnsafeMutableRawBufferPointer) throws(CLIError) {
+    guard cut == nil else { return }
     let offset = raw.offset
-    guard try raw.read(into: UnsafeMutableRawBufferPointer(rebasing: scratch[..<1])) == 0 else {
-      throw extraBytes(raw.size.map { $0 - offset })
+    if try raw.read(into: UnsafeMutableRawBufferPointer(rebasing: scratch[..<1])) != 0 {
+      cut = extraCut(raw.size.map { $0 - offset })
     }
   }
 
@@ -131,4 +149,10 @@ struct ReplayDelivery {
   var row: LogRow
   var delivery: Double
   var end: Double
+}
+
+/// Where a capture log's raw file and CSV part ways: the file or line, and what was done.
+struct ReplayLogCut: Equatable {
+  var location: String
+  var detail: String
 }

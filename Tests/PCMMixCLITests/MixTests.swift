@@ -229,7 +229,7 @@ struct MixTests {
     #expect(r.out.count == out.dataOffset + out.frames * 4, "bytes after the audio")
     // The summary's frame count is the WAV's: nothing else was read as audio.
     #expect(r.err.contains("stereo s16, \(out.frames) frames ("), "\(r.err)")
-    #expect(r.err.contains("mixer app: in"))
+    #expect(r.err.contains("alignment  app markers 4 of 4 within"), "\(r.err)")
   }
 
   @Test("demo writes a 48 kHz stereo WAV and prints its counters")
@@ -242,8 +242,17 @@ struct MixTests {
       #expect(out.format.sampleType == .s16)
       #expect(out.frames > 0)
       #expect(r.out.contains("\(out.frames) frames"))
-      for counter in ["mixer app: in", "mixer mic: in", "mixed", "dropped", "padded", "peak left"] {
+      for counter in ["alignment", "latency", "late", "peak left", "limited"] {
         #expect(r.out.contains(counter), "\(counter)")
+      }
+      // Every marker, written back to back from the first stamped block, within a
+      // millisecond of its host time.
+      for source in ["app", "mic"] {
+        let line = r.out.split(separator: "\n").first { $0.contains("alignment") } ?? ""
+        let found = line.components(separatedBy: "\(source) markers 4 of 4 within ")
+        #expect(found.count == 2, "\(r.out)")
+        let worst = Double(found.last!.prefix { $0 != " " }) ?? 99
+        #expect(worst < 1, "\(source): \(worst) ms")
       }
       #expect(out.int16s.contains { $0 != 0 })
       #expect(tempFiles(in: dir).isEmpty)

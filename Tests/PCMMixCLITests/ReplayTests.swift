@@ -293,11 +293,10 @@ import Testing
       text: "time,frames,format\n5.0,480,s17le:48000:2\n", location: "app.csv:2",
       says: "format 's17le:48000:2'"),
     BadLog(
-      name: "raw short", file: "app.raw", bytes: 2 * 1_920 + 100, location: "app.csv:4",
-      says: "app.raw ends inside this row's buffer"),
-    BadLog(
-      name: "raw long", file: "mic.raw", bytes: 2 * 640 + 3, location: "mic.raw",
-      says: "3 bytes after the last row's buffer (the last row is"),
+      name: "a broken row after a cut", file: "app.csv",
+      text: "time,frames,format\n5.0,480,s16le:48000:2\n5.01,480,s16le:48000:2\n"
+        + "5.02,480,s16le:48000:2\n5.03,4x0,s16le:48000:2\n",
+      location: "app.csv:5", says: "frames '4x0'"),
   ]
 
   @Test("a malformed log exits 65 naming the file and line", arguments: badLogs)
@@ -321,6 +320,33 @@ import Testing
       #expect(r.err.contains(bad.says), "\(r.err)")
       #expect(!exists("\(dir)/out.wav") && !exists("\(dir)/out.json"))
       #expect(tempFiles(in: dir).isEmpty)
+    }
+  }
+
+  /// A log cut off by a killed extension: the raw file ends inside a row's buffer, or holds
+  /// bytes no row describes.
+  @Test(
+    "a raw file shorter or longer than its CSV replays every whole buffer, warns, exits 0",
+    arguments: [
+      ("app.raw", 2 * 1_920 + 100, 960, "app.csv:4"), ("mic.raw", 2 * 640 + 3, 1_440, "mic.raw"),
+      ("app.raw", 100, 960, "app.csv:2"),
+    ])
+  func cutLog(file: String, bytes: Int, frames: Int, location: String) throws {
+    try withTempDir { dir in
+      try Self.writeSmallLogs(dir)
+      try writeFile("\(dir)/\(file)", [UInt8](repeating: 0, count: bytes))
+      let r = cli(
+        [
+          "replay", "--app", "\(dir)/app.raw", "--app-log", "\(dir)/app.csv", "--mic",
+          "\(dir)/mic.raw", "--mic-log", "\(dir)/mic.csv", "-o", "\(dir)/out.wav", "--report",
+          "\(dir)/out.json",
+        ])
+      #expect(r.code == 0, "\(r.err)")
+      #expect(r.err.hasPrefix("pcm-mix: warning: \(dir)/\(location): "), "\(r.err)")
+      // The whole buffers replayed: the app's first two rows when its raw file is short.
+      #expect(try readWAV("\(dir)/out.wav").frames == frames)
+      let report = String(decoding: try readFile("\(dir)/out.json"), as: UTF8.self)
+      #expect(report.contains("\"cut\": {\"location\": \"\(dir)/\(location)\""), "\(report)")
     }
   }
 

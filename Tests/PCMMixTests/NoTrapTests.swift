@@ -179,3 +179,21 @@ import Testing
     }
   }
 }
+
+extension NoTrapTests {
+  /// A buffer refused for its bytes (not whole frames) after its description probed changes
+  /// nothing, the input rate the statistics report included (FuzzCapture found it did).
+  @Test func aRefusedBufferChangesNoStatistic() throws {
+    var p = try ClockedCapturePipeline(.init(resampler: .variableRatio(.fast)), app: Self.app)
+    let good = [UInt8](repeating: 0, count: 4 * 1_024)
+    try good.withUnsafeBytes { try p.append(.app, $0, description: Self.app) }
+    let before = p.statistics(.app)
+    let mono16k = StreamDescription(
+      PCMFormat(sampleRate: 16_000, channelCount: 1, sampleType: .s16))
+    let odd = [UInt8](repeating: 0, count: 3)
+    #expect(throws: CaptureError.self) {
+      try odd.withUnsafeBytes { try p.append(.app, $0, description: mono16k) }
+    }
+    #expect(p.statistics(.app) == before)
+  }
+}

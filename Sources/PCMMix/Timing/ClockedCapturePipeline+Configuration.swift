@@ -76,6 +76,11 @@ extension ClockedCapturePipeline {
     public var inputRates: ClosedRange<Int> = 1_000...PCMFormat.maxSampleRate
     /// The most frames one pull is worked through at a time (larger pulls take several steps).
     public var pullBlockFrames = 4_800
+    /// Whether the latency comes back down once delivery has been steady (default `true`: live
+    /// streams want the least delay). A recorder that stamps its audio with
+    /// ``PullStatus/captureTime`` may set `false`, so that the audio stays exactly where its
+    /// stamps put it after a raise.
+    public var lowersLatency = true
 
     /// Creates a configuration with `resampler` (`nil`: the built-in steerable one at
     /// `balanced`) and the defaults below.

@@ -32,6 +32,8 @@ struct OutputClock {
   /// Frames of a fade: a source whose newest audio is closer than a pull and this is taken to
   /// have stopped, so the latency keeps it further away in normal delivery.
   let fadeFrames: Int
+  /// Whether the latency may come down (``ClockedCapturePipeline/Configuration/lowersLatency``).
+  let lowers: Bool
   var isRunning = false
   /// Timeline frame of the next pull's first frame (where the sources are read from).
   var position = 0
@@ -84,6 +86,7 @@ struct OutputClock {
     }
     startupWait = Int(c.startupWait * rate)
     margin = c.outputRate / 50
+    lowers = c.lowersLatency
     // The limiter's look-ahead (1 ms) is mixed ahead of the output: room for it too.
     fadeFrames =
       Int((c.fadeSeconds * rate).rounded()) + (c.policy == .limit ? c.outputRate / 1000 : 0)
@@ -172,6 +175,7 @@ struct OutputClock {
   /// running pull: `a` and `b` as the sources stand now, `emptyAhead` the frames from
   /// ``position`` on where neither source has audio.
   mutating func lower(_ a: SourceState, _ b: SourceState, frames: Int, emptyAhead: Int) {
+    guard lowers else { return }
     let live = [a, b].filter { $0.isEnabled && $0.hasStarted && !$0.isFinished }
     if let headroom = live.map({ $0.nextPosition - position }).min() {
       windowHeadroom = min(windowHeadroom, headroom)

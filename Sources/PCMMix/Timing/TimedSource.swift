@@ -102,9 +102,12 @@ struct TimedSource {
       format = known
     } else {
       format = try FormatProbe.probe(description)
-      (lastDescription, lastFormat) = (description, format)
     }
     let planes = try PCMPlanes(input, format: format)
+    // Everything the chain would refuse is refused here, before the buffer changes anything
+    // (the last format too: it is what the statistics report).
+    try chain.accept(format)
+    (lastDescription, lastFormat) = (description, format)
     let frames = planes.frames
     guard frames > 0 else { return }
     isFinished = false
