@@ -35,7 +35,7 @@ def value(section, name, metric):
     return hits[0]
 
 sections = {r["section"] for r in records}
-for s in ("machine", "capture", "stages", "resamplers", "cli", "timing"):
+for s in ("machine", "capture", "stages", "resamplers", "cli", "timing", "debug"):
     assert s in sections, f"no records for section {s}"
 assert value("machine", "alloc_counter", "counted_for_100_arrays") >= 100, "allocations not counted"
 for metric in ("callback_p50", "callback_p99", "callback_p99.9", "callback_max",
@@ -50,6 +50,7 @@ for metric in ("ns_per_sample_p50", "ns_per_sample_p99", "throughput", "worst_sn
     value("resamplers", row, metric)
 for peer in ("soxr-hq", "speex-5"):
     value("resamplers", f"{peer} 44100->48000 2ch", "ns_per_sample_p50")
+value("debug", "consumer -Onone", "pull_p99")
 value("cli", "pcm-mix mix", "wall_median")
 value("cli", "pcm-mix mix", "peak_rss")
 value("cli", "pcm-mix convert", "wall_median")

@@ -22,7 +22,7 @@ struct Options {
       --json FILE      also write every measurement as a JSON array of
                        {"section", "name", "metric", "value", "unit"} records
       --filter SUB     run only the rows whose SECTION/ROW name contains SUB (case-insensitive):
-                       sections capture, stages, resamplers, cli, timing; e.g. soxr, src-,
+                       sections capture, stages, resamplers, cli, timing, debug; e.g. soxr, src-,
                        44100, capture/builtin, cli/sox, timing/drift
       --plots DIR      measure and draw the figures instead, as SVG files in DIR:
                        plot-response-44100-48000.svg, plot-response-96000-44100.svg (stepped

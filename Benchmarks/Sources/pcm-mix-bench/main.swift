@@ -58,6 +58,7 @@ StageBench.run(options, report: report)
 ResamplerTable.run(options, report: report, allocCounterWorks: allocCounterWorks)
 CLIEndToEnd.run(options, report: report)
 TimingScenes.run(options, report: report, allocCounterWorks: allocCounterWorks)
+DebugBuild.run(options, report: report)
 
 let elapsed = Double(nowNS() - started) * 1e-9
 report.record("machine", "run", "elapsed", elapsed, "s")

@@ -10,9 +10,9 @@
 ///
 /// When the input rate changes mid-stream, the old resampler's tail is flushed into the sink and
 /// a new one starts from silence: no sample of the old format is held into the new one. A
-/// ``seamless`` chain over a sink that can sum (a capture timeline) overlaps the two instead:
+/// seamless chain over a sink that can sum (a capture timeline) overlaps the two instead:
 /// the old run rings out past its end, the new one starts early, and their frames are summed,
-/// so that the stream goes on as one (see ``switchesSeamlessly(to:sink:)``). Changes
+/// so that the stream goes on as one (the capture pipelines' chains are). Changes
 /// of byte order or sample type take effect at the next buffer with no reset, and so does a
 /// change of channel count with the built-in resampler (its history is remapped).
 public struct SourceChain {
@@ -54,7 +54,7 @@ public struct SourceChain {
   /// Where the old run's ring-out started, past the end of its input (output frames).
   var ringOutTime: Double?
   /// At the last seamless switch: the output frames either run's filter reaches (the seam's
-  /// half-width), for ``RateSwitchSmoother``.
+  /// half-width), for the capture pipeline's seam smoothing.
   public internal(set) var seamSpan = 0
   /// Input frames taken since creation.
   public private(set) var framesIn = 0
@@ -298,7 +298,7 @@ public struct SourceChain {
     runFrames = 0
   }
 
-  /// Whether a switch to input `rate` goes on without a seam: the chain is ``seamless``, the
+  /// Whether a switch to input `rate` goes on without a seam: the chain is seamless, the
   /// current resampler has taken input and can ring out, and `rate` is resampled too. Then the
   /// old run's outputs ring out past its end and the new run starts early enough to be summed
   /// onto them: a tone across the switch keeps its level, with no fade.

@@ -138,11 +138,11 @@ public struct VariableRatioResampler: Resampler {
   public var filterSpan: Int? { Int((Double(bank.taps) / nominalStep).rounded(.up)) + 1 }
 
   /// Runs overlap: a switch of input rate can continue without a seam (see
-  /// ``Resampler/resetToOverlap()``).
+  /// ``Resampler/resetToOverlap(firstOutputAt:)``).
   public var overlapsRuns: Bool { true }
 
   /// Writes the outputs past the end of the input that its last samples still reach: while the
-  /// filter's past taps (``PolyphaseBank/lead``) cover input before the end.
+  /// filter's past taps (its `lead`) cover input before the end.
   public mutating func ringOut(into output: UnsafeMutableBufferPointer<Float>) -> Int? {
     run(nil, frames: Int.max, output: output, until: Double(framesIn + bank.lead)).produced
   }

@@ -10,4 +10,12 @@
       self.init(value: time.value, timescale: time.timescale)
     }
   }
+
+  extension CMTime {
+    /// The same time as a `CMTime` (an invalid ``MediaTime`` gives `.invalid`): for example a
+    /// pulled block's ``PullStatus/time``, to stamp it for an `AVAssetWriterInput`.
+    public init(_ time: MediaTime) {
+      self = time.isValid ? CMTime(value: time.value, timescale: time.timescale) : .invalid
+    }
+  }
 #endif

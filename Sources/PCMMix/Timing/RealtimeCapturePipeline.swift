@@ -62,6 +62,8 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     public var retainedBytes = 0
     /// Levels of each source and the output over the last pull, for a level meter.
     public var meters: MixMeters?
+    /// Host time of timeline frame 0 (``ClockedCapturePipeline/origin``), once known.
+    public var origin: MediaTime?
   }
 
   private let rings: (app: HandoffRing, mic: HandoffRing)
@@ -335,10 +337,10 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     )
     let retained = pipeline.retainedBytes + rings.app.capacity + rings.mic.capacity
     let meters = pipeline.meters
-    let refused = refusedAtPull
+    let (refused, origin) = (refusedAtPull, pipeline.origin)
     _ = published.withLockIfAvailable { s in
       (s.app, s.mic, s.clock, s.retainedBytes, s.meters) = (app, mic, clock, retained, meters)
-      s.refusedAtPull = refused
+      (s.refusedAtPull, s.origin) = (refused, origin)
     }
     return status
   }

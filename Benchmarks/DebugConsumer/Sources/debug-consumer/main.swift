@@ -3,9 +3,9 @@
 // and a 10 ms pull (480 frames, int16) every 10 ms of host time, through a
 // `ClockedCapturePipeline` in its default configuration. Each pull is timed with the appends
 // that came before it (the work the consumer's thread does in a `RealtimeCapturePipeline`).
-// Prints one line of JSON: the pull times in microseconds.
+// Writes one line of JSON, the pull times in microseconds, to OUT (default standard output).
 //
-// Usage: debug-consumer [SECONDS]   (default 20 s of simulated capture)
+// Usage: debug-consumer [SECONDS [OUT]]   (default 20 s of simulated capture)
 import PCMMix
 
 #if canImport(Glibc)
@@ -88,4 +88,10 @@ for k in 0..<pulls {
   times.append(Double(nowNS() - t0) / 1_000)
 }
 let list = times.map { "\(($0 * 10).rounded() / 10)" }.joined(separator: ",")
-print("{\"pulls\":\(pulls),\"pull_us\":[\(list)]}")
+let json = "{\"pulls\":\(pulls),\"pull_us\":[\(list)]}\n"
+if CommandLine.arguments.count > 2, let f = fopen(CommandLine.arguments[2], "w") {
+  fputs(json, f)
+  fclose(f)
+} else {
+  print(json, terminator: "")
+}
