@@ -39,11 +39,24 @@ let package = Package(
       name: "CBenchPeers", path: "Benchmarks/Sources/CBenchPeers",
       linkerSettings: [.linkedLibrary("soxr"), .linkedLibrary("speexdsp"), .linkedLibrary("m")]),
     .target(name: "CAllocCounter", path: "Benchmarks/Sources/CAllocCounter"),
+    // Echo canceller peers: speexdsp's and WebRTC's classic AEC (webrtc-audio-processing 0.3,
+    // BSD-3-Clause), behind a C API in C and C++. The system library only carries pkg-config's
+    // include path and link flags to the C++ source (Swift never imports it). SwiftPM drops the
+    // defines from pkg-config (with a "prohibited flag(s)" warning), so the target repeats them.
+    .systemLibrary(
+      name: "CWebRTCAudioProcessing", path: "Benchmarks/Sources/CWebRTCAudioProcessing",
+      pkgConfig: "webrtc-audio-processing",
+      providers: [.apt(["libwebrtc-audio-processing-dev"])]),
+    .target(
+      name: "CEchoPeers", dependencies: ["CWebRTCAudioProcessing"],
+      path: "Benchmarks/Sources/CEchoPeers",
+      cxxSettings: [.define("WEBRTC_POSIX"), .define("WEBRTC_AUDIO_PROCESSING_ONLY_BUILD")],
+      linkerSettings: [.linkedLibrary("speexdsp")]),
     .executableTarget(
       name: "pcm-mix-bench",
       dependencies: [
         "PCMMix", "PCMMixSampleRate", "PCMMixAccelerated", "PCMMixCLI", "CBenchPeers",
-        "CAllocCounter", "PCMMixTestSupport",
+        "CAllocCounter", "PCMMixTestSupport", "CEchoPeers",
       ],
       path: "Benchmarks/Sources/pcm-mix-bench"),
 

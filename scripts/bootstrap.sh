@@ -9,9 +9,10 @@ if ! command -v swift >/dev/null 2>&1; then
 fi
 
 # Debian packages the build needs. The core library (PCMMix) needs none; the libsamplerate
-# backend needs libsamplerate, and the benchmark links soxr and speexdsp as peers. SwiftPM
-# builds every target, so all are installed.
-packages=(pkg-config libsamplerate0-dev libsoxr-dev libspeexdsp-dev "$@")
+# backend needs libsamplerate, and the benchmark links soxr and speexdsp as resampler peers and
+# speexdsp and webrtc-audio-processing as echo canceller peers. SwiftPM builds every target, so
+# all are installed.
+packages=(pkg-config libsamplerate0-dev libsoxr-dev libspeexdsp-dev libwebrtc-audio-processing-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

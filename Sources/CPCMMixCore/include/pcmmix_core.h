@@ -70,6 +70,32 @@ void pcmmix_core_fill_planes(float *base, long stride, long channels, long at,
 /// sum over k < n of h[k] times in frame j + k (both channels).
 void pcmmix_core_fir2(const float *h, long n, const float *in, long frames, float *out);
 
+// MARK: - FFT
+
+/// The butterflies of a complex FFT of `half` points (a power of two, at least 2) in place over
+/// split `re` and `im` already in bit-reversed order: stage by stage, sizes 2, 4, …, `half`, the
+/// twiddles `e^{-2πij/size}` (j < size / 2) of each stage back to back in `twiddle_re` and
+/// `twiddle_im` (`half - 1` in all); conjugated when `inverse` (which does not divide).
+void pcmmix_core_fft_stages(float *re, float *im, long half, const float *twiddle_re,
+                            const float *twiddle_im, int inverse);
+
+// MARK: - Echo canceller
+
+/// One partition of an echo estimate, per bin: Y += W·X; and, unless `p` is NULL,
+/// power += p·|X|² (a Kalman denominator's sum).
+void pcmmix_core_echo_predict(const float *wr, const float *wi, const float *xr, const float *xi,
+                              const float *p, long bins, float *yr, float *yi, float *power);
+
+/// One partition's Kalman update, per bin: gain = p / denominator (its inverse given);
+/// W += gain·conj(X)·E; p = a2·max(0, p − fraction·gain·p·|X|²) + (1 − a2)·|W|².
+void pcmmix_core_echo_kalman(float *wr, float *wi, float *p, const float *xr, const float *xi,
+                             const float *er, const float *ei, const float *inverse_denominator,
+                             long bins, float a2, float fraction);
+
+/// One partition's normalized LMS update, per bin: W += step·conj(X)·E.
+void pcmmix_core_echo_nlms(float *wr, float *wi, const float *xr, const float *xi,
+                           const float *er, const float *ei, const float *step, long bins);
+
 // MARK: - Decode and encode
 
 /// `count` samples at `src` (any alignment) to float, with PCMMix's scaling (u8 x / 128 - 1,

@@ -81,6 +81,10 @@ extension ClockedCapturePipeline {
     /// ``PullStatus/captureTime`` may set `false`, so that the audio stays exactly where its
     /// stamps put it after a raise.
     public var lowersLatency = true
+    /// Echo cancellation of the mic, with the app's audio as the reference (default `nil`:
+    /// off). See ``EchoCancellation``: the mic is cleaned where it lies on the timeline, so the
+    /// output gains no delay; with no echo to cancel (headphones) it passes unchanged.
+    public var echoCancellation: EchoCancellation?
 
     /// Creates a configuration with `resampler` (`nil`: the built-in steerable one at
     /// `balanced`) and the defaults below.
@@ -163,6 +167,11 @@ extension ClockedCapturePipeline {
         try check("preparedRates", rate, 1...PCMFormat.maxSampleRate, " Hz")
       }
       try check("pullBlockFrames", pullBlockFrames, 1...65_536, " frames")
+      do {
+        try echoCancellation?.validate()
+      } catch {
+        throw ConfigurationError("echoCancellation.\(error.parameter)", error.message)
+      }
     }
   }
 }

@@ -49,6 +49,12 @@ extension ClockedCapturePipeline {
     let ahead = start + output.latencyFrames
     app.flushIfOverdue(before: ahead + frames)
     mic.flushIfOverdue(before: ahead + frames)
+    if var stage = echo {
+      // Moved out while it works (no copy), and back.
+      echo = nil
+      stage.clean(from: ahead, to: ahead + frames, app: &app.fifo, mic: &mic.fifo)
+      echo = stage
+    }
     var silent = (app: 0, mic: 0)
     var lateness = (app: 0, mic: 0)
     // The scratch moves out of `self` while `self` mixes into it, and back after.
@@ -165,12 +171,13 @@ extension ClockedCapturePipeline {
     let scale: Float = configuration.policy == .average && both ? 0.5 : 1
     if scale != mixScale.to { mixScale.set(scale, app.fade) }
     let gains = (app.gain.settled(app.fade), mic.gain.settled(mic.fade), mixScale.settled(app.fade))
-    guard let ga = gains.0, let gb = gains.1, let s = gains.2 else {
+    guard let ga = gains.0, let gb = gains.1, let s = gains.2, stems == nil else {
       let r = extract(k, n, x, y)
       output.appMeter.measure(x, frames: n, channels: 2)
       output.micMeter.measure(y, frames: n, channels: 2)
       app.gain.apply(x, frames: n, app.fade)
       mic.gain.apply(y, frames: n, mic.fade)
+      stems?.append(at: k, x, y, frames: n)
       for i in 0..<(n * 2) { x[i] += y[i] }
       mixScale.apply(x, frames: n, app.fade)
       return r

@@ -54,6 +54,10 @@ public struct ClockedCapturePipeline {
   var mixScale = Ramp(1)
   /// Clamping or limiting, and the meters.
   var output: MixOutput
+  /// The echo canceller, when configured.
+  var echo: EchoStage?
+  /// Each source as it enters the mix, when kept (see ``keepStems()``).
+  var stems: Stems?
 
   /// Creates a pipeline and prepares it for the formats the capture will deliver (either may be
   /// `nil`): every prepared rate's resampler is made now, so no callback builds a filter.
@@ -95,6 +99,7 @@ public struct ClockedCapturePipeline {
     output = MixOutput(
       policy: c.policy, ceilingDB: c.ceilingDB,
       lookaheadFrames: c.policy == .limit ? c.outputRate / 1000 : 0, sampleRate: c.outputRate)
+    echo = c.echoCancellation.map { EchoStage(rate: c.outputRate, settings: $0) }
   }
 
   /// Takes one buffer of `side`'s audio, stamped with the host time of its first frame (or
@@ -246,7 +251,11 @@ public struct ClockedCapturePipeline {
   public var retainedBytes: Int {
     app.retainedBytes + mic.retainedBytes
       + (scratchA.capacity + scratchB.capacity + scratchC.capacity) * 4
+      + (echo?.retainedBytes ?? 0)
   }
+
+  /// What the echo canceller is doing (`nil` when ``Configuration/echoCancellation`` is off).
+  public var echoStatistics: EchoStatistics? { echo?.canceller.statistics }
 
   // MARK: - Internals
 

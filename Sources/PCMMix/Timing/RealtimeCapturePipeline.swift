@@ -64,6 +64,8 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     public var meters: MixMeters?
     /// Host time of timeline frame 0 (``ClockedCapturePipeline/origin``), once known.
     public var origin: MediaTime?
+    /// The echo canceller's state, when it is configured.
+    public var echo: EchoStatistics?
   }
 
   private let rings: (app: HandoffRing, mic: HandoffRing)
@@ -337,10 +339,10 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     )
     let retained = pipeline.retainedBytes + rings.app.capacity + rings.mic.capacity
     let meters = pipeline.meters
-    let (refused, origin) = (refusedAtPull, pipeline.origin)
+    let (refused, origin, echo) = (refusedAtPull, pipeline.origin, pipeline.echoStatistics)
     _ = published.withLockIfAvailable { s in
       (s.app, s.mic, s.clock, s.retainedBytes, s.meters) = (app, mic, clock, retained, meters)
-      (s.refusedAtPull, s.origin) = (refused, origin)
+      (s.refusedAtPull, s.origin, s.echo) = (refused, origin, echo)
     }
     return status
   }

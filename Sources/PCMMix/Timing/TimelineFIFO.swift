@@ -114,6 +114,29 @@ struct TimelineFIFO: FrameSink {
     return true
   }
 
+  /// The frames held at timeline positions `p ..< p + count`, in whichever segments hold them,
+  /// one run at a time: copied to `buffer`, handed to `body(at, run)` (`at` frames into the
+  /// range), and copied back when `write`. Positions not held are skipped.
+  mutating func withHeld(
+    _ p: Int, _ count: Int, _ buffer: UnsafeMutablePointer<Float>, write: Bool,
+    _ body: (_ at: Int, _ run: Int) -> Void
+  ) {
+    guard count > 0, frames.count > 0 else { return }
+    for i in 0..<startCount {
+      let s = starts[(startHead + i) % Self.maxSegments]
+      let next = (startHead + i + 1) % Self.maxSegments
+      let end = i + 1 < startCount ? starts[next].index : appended
+      // This segment's held frames, as positions, within the range.
+      let lo = max(p, s.position + (max(s.index, removed) - s.index))
+      let hi = min(p + count, s.position + (end - s.index))
+      guard lo < hi else { continue }
+      let first = s.index + (lo - s.position) - removed
+      frames.access(first, hi - lo, buffer, write: false)
+      body(lo - p, hi - lo)
+      if write { frames.access(first, hi - lo, buffer, write: true) }
+    }
+  }
+
   /// Frames dropped because the ring was full, since creation.
   var overflowDropped = 0
 

@@ -1,0 +1,461 @@
+import CPCMMixCore
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The echo canceller (see ``EchoCancellation``), on one mono stream: each call takes a block of
+/// ``hop`` frames of the mic and of the reference (the app's audio on the same timeline) and
+/// gives ``hop`` frames of output, those of the block before (``latency`` = one block: the
+/// suppressor's overlap-add). Everything is allocated at creation.
+///
+/// The linear part is a partitioned-block frequency-domain adaptive filter in overlap-save form:
+/// blocks of 256 frames, FFTs of 512, P partitions of the delayed reference's spectra. The main
+/// filter is a Kalman filter per bin (Enzner and Vary's FDKF, partitioned): its gain is
+/// `P·X* / (Σ P|X|² + 2·Ψ)`, `Ψ` the near end's power as the error shows it, so a voice over
+/// the app makes the step small; `P` grows back by the process noise `(1 − A²)|W|²`. A shadow
+/// filter of the same length adapts by normalized LMS with a large step; when its error stays
+/// well below the main filter's, the main one takes its coefficients (the echo path changed),
+/// and when it falls well behind it (double talk threw it off) it takes the main one's. One
+/// partition of each is made causal again per block (in turn), as the MDF does.
+package struct EchoCanceller {
+  package let hop = 256
+  let size = 512
+  let bins = 257
+  let rate: Int
+  let partitions: Int
+  let lags: Int
+  let settings: EchoCancellation
+  let fft: RealFFT
+  /// The sqrt-Hann analysis and synthesis window (its squares add to 1 at half overlap).
+  let window: [Float]
+
+  // Reference: its recent samples (the newest `size`) and the spectra of the last
+  // `lags + partitions` blocks (each of the block and the one before), a ring.
+  var refBlock: [Float]
+  var spectra: [Float]
+  var spectrumCount: Int
+  var blockIndex = 0
+  /// The filter's delay in blocks (from the delay search).
+  var delay = 0
+  var estimator: EchoDelayEstimator
+
+  // The main (Kalman) filter and the shadow (NLMS): split spectra per partition; P per bin.
+  var main: [Float]
+  var covariance: [Float]
+  var shadow: [Float]
+  /// The near end's power per bin, as the error shows it (Ψ), and the reference's (for NLMS).
+  var nearPower: [Float]
+  var refPower: [Float]
+  /// Smoothed error energies of the two filters, and the blocks the shadow has led by far.
+  var mainError = 0.0
+  var shadowError = 0.0
+  var shadowLead = 0
+  /// The previous block's mic, error and echo estimate (time domain): the suppressor's frames
+  /// are two blocks long.
+  var micPrev: [Float]
+  var errorPrev: [Float]
+  var echoPrev: [Float]
+  var suppressor: ResidualEchoSuppressor
+  /// The overlap-add tail: the second half of the last output frame.
+  var tail: [Float]
+  /// Scratch: spectra (re, im) and time buffers.
+  var scratch: [Float]
+
+  // Echo presence: recent mic and echo-estimate energies while the reference plays.
+  var micEnergy = 0.0
+  var echoEnergy = 0.0
+  var activeBlocks = 0
+  var nearBlocks = 0
+  var bypassed = true
+  /// The block in which the delay search last found the echo.
+  var lastFound: Int?
+  /// Blocks of the app playing with no sign of its echo, while not bypassed.
+  var quietBlocks = 0
+  /// The misadjustment's long-run and recent levels (log10), the echo-alone blocks seen, and
+  /// the block of the last reset.
+  var baseline = 0.0
+  var echoPeak = 0.0
+  var recent = 0.0
+  var aloneBlocks = 0
+  var lastReset = 0
+  package var statistics = EchoStatistics()
+
+  /// Blocks in the ring of reference spectra.
+  var ringBlocks: Int { lags + partitions + 2 }
+
+  package init(rate: Int, settings: EchoCancellation) {
+    self.rate = rate
+    self.settings = settings
+    fft = RealFFT(count: 512)!
+    partitions = max(2, Int((settings.filterLength * Double(rate) / 256).rounded(.up)))
+    lags = Int((settings.maximumDelay * Double(rate) / 256).rounded(.up)) + 1
+    window = (0..<512).map { Float(sin(Double.pi * (Double($0) + 0.5) / 512)) }
+    refBlock = [Float](repeating: 0, count: 512)
+    spectrumCount = 0
+    let ring = lags + partitions + 2
+    spectra = [Float](repeating: 0, count: ring * 2 * 257)
+    estimator = EchoDelayEstimator(rate: rate, maximumDelay: settings.maximumDelay, interval: 12)
+    main = [Float](repeating: 0, count: partitions * 2 * 257)
+    shadow = [Float](repeating: 0, count: partitions * 2 * 257)
+    covariance = [Float](repeating: 0, count: partitions * 257)
+    nearPower = [Float](repeating: 1, count: 257)
+    refPower = [Float](repeating: 1, count: 257)
+    micPrev = [Float](repeating: 0, count: 256)
+    errorPrev = [Float](repeating: 0, count: 256)
+    echoPrev = [Float](repeating: 0, count: 256)
+    suppressor = ResidualEchoSuppressor(bins: 257, settings: settings)
+    tail = [Float](repeating: 0, count: 256)
+    scratch = [Float](repeating: 0, count: 20 * 520)
+    resetCovariance()
+  }
+
+  static let initialCovariance: Float = 0.1
+  /// The regularization of both filters' steps, as a share of the mean power over the bins.
+  static let regularization: Float = 0.01
+  /// The prior uncertainty falls by this factor per partition (an echo path decays: about
+  /// 1 dB per block).
+  static let covarianceDecay: Float = 0.8
+
+  /// Sets every partition's uncertainty to its prior.
+  mutating func resetCovariance() {
+    let n = bins
+    covariance.withUnsafeMutableBufferPointer { p in
+      var level = Self.initialCovariance
+      for part in 0..<partitions {
+        (p.baseAddress! + part * n).update(repeating: level, count: n)
+        level *= Self.covarianceDecay
+      }
+    }
+  }
+  /// Frames of output delay.
+  package var latency: Int { hop }
+
+  /// Bytes held.
+  package var retainedBytes: Int {
+    4
+      * (refBlock.count + spectra.count + main.count + covariance.count + shadow.count
+        + nearPower.count + refPower.count + 3 * hop + tail.count + scratch.count
+        + window.count) + suppressor.retainedBytes
+  }
+
+  /// One block: `mic` and `reference` (``hop`` frames each) in, the previous block's output
+  /// into `output`.
+  package mutating func process(
+    mic: UnsafePointer<Float>, reference: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
+  ) {
+    let h = hop
+    let n = bins
+    blockIndex += 1
+    statistics.blocks += 1
+    // The scratch moves out of `self` while `self` changes, and back after (no copy).
+    var work = scratch
+    scratch = []
+    defer { scratch = work }
+    work.withUnsafeMutableBufferPointer { s in
+      let base = s.baseAddress!
+      // Scratch, 520 floats a slot: 0 time (512), 1 re, 2 im, 3 echo re, 4 echo im, 5 power,
+      // 6 inverse denominator, 7 error re, 8 error im, 9 shadow re, 10 shadow im, 11 shadow
+      // error re, 12 shadow error im, 13 mic re, 14 mic im, 15 step, 16 the block's echo
+      // estimate, 17 and 18 the two errors (time); the suppressor uses 0 … 10.
+      func slot(_ i: Int) -> UnsafeMutablePointer<Float> { base + i * 520 }
+      // 1. The reference block's spectrum into the ring.
+      var refEnergy: Float = 0
+      for i in 0..<h { refEnergy += reference[i] * reference[i] }
+      refBlock.withUnsafeMutableBufferPointer { r in
+        r.baseAddress!.update(from: r.baseAddress! + h, count: h)
+        (r.baseAddress! + h).update(from: reference, count: h)
+        fft.forward(r.baseAddress!, re: slot(1), im: slot(2))
+      }
+      let ring = ringBlocks
+      let newest = blockIndex % ring
+      spectra.withUnsafeMutableBufferPointer { sp in
+        (sp.baseAddress! + newest * 2 * n).update(from: slot(1), count: n)
+        (sp.baseAddress! + newest * 2 * n + n).update(from: slot(2), count: n)
+      }
+      var micEnergy: Float = 0
+      for i in 0..<h { micEnergy += mic[i] * mic[i] }
+      let farActive = refEnergy > Float(h) * 1e-7
+      let micActive = micEnergy > Float(h) * 1e-8
+      if estimator.push(reference: reference, mic: mic, count: h, active: farActive && micActive),
+        let lag = estimator.found
+      {
+        statistics.delay = Double(lag) / Double(rate)
+        lastFound = blockIndex
+        // The direct path belongs early in the filter, not at its very start: moved when it
+        // falls outside the first two partitions' middle.
+        let offset = lag - delay * h
+        if offset < h / 8 || offset > 2 * h {
+          let wanted = max(0, min(lags - 1, (lag - 3 * h / 8) / h))
+          if wanted != delay { shiftFilters(by: wanted - delay) }
+          delay = wanted
+        }
+      }
+      // 2. Echo estimates of both filters, and the main one's Kalman denominator.
+      for k in 0..<n {
+        (slot(3)[k], slot(4)[k], slot(5)[k], slot(9)[k], slot(10)[k]) = (0, 0, 0, 0, 0)
+      }
+      spectra.withUnsafeBufferPointer { sp in
+        main.withUnsafeBufferPointer { w in
+          shadow.withUnsafeBufferPointer { v in
+            covariance.withUnsafeBufferPointer { p in
+              for part in 0..<partitions {
+                let x = sp.baseAddress! + spectrumSlot(part) * 2 * n
+                let wp = w.baseAddress! + part * 2 * n
+                let vp = v.baseAddress! + part * 2 * n
+                pcmmix_core_echo_predict(
+                  wp, wp + n, x, x + n, p.baseAddress! + part * n, n, slot(3), slot(4), slot(5))
+                pcmmix_core_echo_predict(vp, vp + n, x, x + n, nil, n, slot(9), slot(10), nil)
+              }
+            }
+          }
+        }
+      }
+      // To the time domain: the block's echo estimates are the second halves (overlap-save).
+      let echo = slot(0)
+      let echoNow = slot(16)
+      let errorMain = slot(17)
+      let errorShadow = slot(18)
+      fft.inverse(re: slot(3), im: slot(4), output: echo)
+      for i in 0..<h { echoNow[i] = echo[h + i] }
+      fft.inverse(re: slot(9), im: slot(10), output: echo)
+      var mainE: Float = 0
+      var shadowE: Float = 0
+      for i in 0..<h {
+        errorMain[i] = mic[i] - echoNow[i]
+        errorShadow[i] = mic[i] - echo[h + i]
+        mainE += errorMain[i] * errorMain[i]
+        shadowE += errorShadow[i] * errorShadow[i]
+      }
+      // 3. Adapt, where the reference plays.
+      if farActive {
+        adapt(errorMain, errorShadow, slot)
+      }
+      // 4. The filters compared: the shadow takes over after an echo path change; it is reset
+      // when it falls behind.
+      mainError = 0.9 * mainError + 0.1 * Double(mainE)
+      shadowError = 0.9 * shadowError + 0.1 * Double(shadowE)
+      if farActive && shadowError < 0.5 * mainError && mainError > Double(micEnergy) * 0.01 {
+        shadowLead += 1
+      } else {
+        shadowLead = 0
+      }
+      if shadowLead >= 8 {
+        main.withUnsafeMutableBufferPointer { m in
+          shadow.withUnsafeBufferPointer {
+            m.baseAddress!.update(from: $0.baseAddress!, count: $0.count)
+          }
+        }
+        resetCovariance()
+        shadowLead = 0
+        statistics.pathChanges += 1
+        mainError = shadowError
+      } else if shadowError > 4 * mainError && mainError > 0 {
+        shadow.withUnsafeMutableBufferPointer { v in
+          main.withUnsafeBufferPointer {
+            v.baseAddress!.update(from: $0.baseAddress!, count: $0.count)
+          }
+        }
+        shadowError = mainError
+      }
+      // The block's linear output is the main filter's error (the shadow's is noisier; it
+      // only leads the main one through a path change, and then takes its place above).
+      let errorNow = errorMain
+      // Echo presence, for the bypass decision and the statistics.
+      var echoE: Float = 0
+      for i in 0..<h { echoE += echoNow[i] * echoNow[i] }
+      trackPresence(
+        farActive: farActive, mic: Double(micEnergy), echo: Double(echoE),
+        error: Double(min(mainE, shadowE)))
+      // 5. The suppressor on two-block frames of error, echo estimate and mic; overlap-add.
+      suppressor.process(
+        error: errorNow, errorPrev: &errorPrev, echo: echoNow, echoPrev: &echoPrev,
+        mic: mic, micPrev: micPrev, window: window, fft: fft, scratch: slot,
+        farActive: farActive, tail: &tail, output: output, bypass: bypassed,
+        statistics: &statistics)
+      detectPathChange()
+      if bypassed {
+        // The mic as it came, one block late: bit for bit.
+        micPrev.withUnsafeBufferPointer { output.update(from: $0.baseAddress!, count: h) }
+      }
+      micPrev.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: mic, count: h) }
+    }
+  }
+
+  /// The ring slot of partition `part`'s spectrum: `delay + part` blocks before the newest.
+  func spectrumSlot(_ part: Int) -> Int {
+    let ring = ringBlocks
+    return ((blockIndex - delay - part) % ring + ring) % ring
+  }
+
+  /// The Kalman update of the main filter and the NLMS update of the shadow, from the two
+  /// blocks' errors; one partition of each made causal again.
+  mutating func adapt(
+    _ errorMain: UnsafeMutablePointer<Float>, _ errorShadow: UnsafeMutablePointer<Float>,
+    _ slot: (Int) -> UnsafeMutablePointer<Float>
+  ) {
+    let (h, n) = (hop, bins)
+    // Error spectra, zero-padded in front (overlap-save).
+    let time = slot(0)
+    for i in 0..<h { (time[i], time[h + i]) = (0, errorMain[i]) }
+    fft.forward(time, re: slot(7), im: slot(8))
+    for i in 0..<h { (time[i], time[h + i]) = (0, errorShadow[i]) }
+    fft.forward(time, re: slot(11), im: slot(12))
+    // Ψ: the near end's power in each bin as the main error shows it, less what the filter's
+    // own uncertainty explains; and the reference's power for the shadow's step.
+    let (power, inverse, step) = (slot(5), slot(6), slot(15))
+    // The process noise: how far the echo path may have moved since the last block, taken
+    // from what the filter leaves of the echo where the near end is quiet (the suppressor's
+    // leakage): tiny once converged, so a voice over the app barely moves the filter; large
+    // after the path changed, so the filter follows at once.
+    let a2: Float = 0.999 * 0.999
+    let newest = spectrumSlot(0) * 2 * n
+    // Regularization: a bin the reference hardly reaches (between a tone's partials) must not
+    // take a step as large as its power is small, or it learns other bins' leakage and sings.
+    var mean: Float = 0
+    for k in 0..<n { mean += power[k] }
+    let floor = max(1e-6, Self.regularization * mean / Float(n))
+    var refMean: Float = 0
+    for k in 0..<n { refMean += refPower[k] }
+    let nlmsFloor = max(1e-4, Float(partitions) * Self.regularization * refMean / Float(n))
+    nearPower.withUnsafeMutableBufferPointer { psi in
+      refPower.withUnsafeMutableBufferPointer { rp in
+        spectra.withUnsafeBufferPointer { sp in
+          let x = sp.baseAddress! + newest
+          for k in 0..<n {
+            let e2 = slot(7)[k] * slot(7)[k] + slot(8)[k] * slot(8)[k]
+            psi[k] = max(e2, 0.7 * psi[k] + 0.3 * e2)
+            // The near end: what the error holds beyond what the filter's own uncertainty
+            // explains (in the error's scale: half the frame).
+            let near = max(psi[k] - 0.5 * power[k], 1e-6)
+            inverse[k] = 1 / (power[k] + 2 * near + floor)
+            let x2 = x[k] * x[k] + x[n + k] * x[n + k]
+            rp[k] = 0.9 * rp[k] + 0.1 * x2
+            step[k] = 0.4 / (Float(partitions) * rp[k] + nlmsFloor)
+          }
+        }
+      }
+    }
+    let (ring, first, count) = (ringBlocks, blockIndex - delay, partitions)
+    spectra.withUnsafeBufferPointer { sp in
+      main.withUnsafeMutableBufferPointer { w in
+        shadow.withUnsafeMutableBufferPointer { v in
+          covariance.withUnsafeMutableBufferPointer { p in
+            for part in 0..<count {
+              let x = sp.baseAddress! + (((first - part) % ring + ring) % ring) * 2 * n
+              let wp = w.baseAddress! + part * 2 * n
+              pcmmix_core_echo_kalman(
+                wp, wp + n, p.baseAddress! + part * n, x, x + n, slot(7), slot(8), inverse, n, a2,
+                0.5)
+              let vp = v.baseAddress! + part * 2 * n
+              pcmmix_core_echo_nlms(vp, vp + n, x, x + n, slot(11), slot(12), step, n)
+            }
+          }
+        }
+      }
+    }
+    // One partition of each made causal: its impulse response's second half zeroed.
+    for part in 0..<partitions where part == blockIndex % partitions {
+      constrain(&main, part, slot)
+      constrain(&shadow, part, slot)
+    }
+  }
+
+  /// Zeroes the second half of partition `part`'s impulse response in `filter`.
+  func constrain(_ filter: inout [Float], _ part: Int, _ slot: (Int) -> UnsafeMutablePointer<Float>)
+  {
+    let (h, n) = (hop, bins)
+    filter.withUnsafeMutableBufferPointer { f in
+      let re = f.baseAddress! + part * 2 * n
+      let im = re + n
+      let time = slot(0)
+      slot(1).update(from: re, count: n)
+      slot(2).update(from: im, count: n)
+      fft.inverse(re: slot(1), im: slot(2), output: time)
+      for i in h..<(2 * h) { time[i] = 0 }
+      fft.forward(time, re: re, im: im)
+    }
+  }
+
+  /// Moves both filters' partitions by `shift` blocks when the delay changes (the response
+  /// stays where it is in time; what falls off either end is dropped, what comes in is zero).
+  mutating func shiftFilters(by shift: Int) {
+    let width = 2 * bins
+    let count = partitions
+    func move(_ filter: inout [Float]) {
+      filter.withUnsafeMutableBufferPointer { f in
+        let base = f.baseAddress!
+        // In place: towards the front first when moving down, from the back when moving up.
+        for step in 0..<count {
+          let part = shift > 0 ? step : count - 1 - step
+          let from = part + shift
+          let at = base + part * width
+          if from >= 0 && from < count {
+            at.update(from: base + from * width, count: width)
+          } else {
+            at.update(repeating: 0, count: width)
+          }
+        }
+      }
+    }
+    move(&main)
+    move(&shadow)
+    resetCovariance()
+  }
+
+  /// Watches what the filter leaves of the echo where the echo is alone: a level that jumps
+  /// 8 dB above its long-run value and stays there means the echo path changed (the phone was
+  /// moved); the filter's uncertainty is then set back to its prior so it adapts as fast as at
+  /// the start, instead of creeping.
+  mutating func detectPathChange() {
+    // Only where the echo is alone and strong (its level within 6 dB of its recent peak: tails
+    // after the app stops leave the filter's reach and would read as a change).
+    echoPeak = max(Double(suppressor.lastEcho), echoPeak * 0.99)
+    guard !bypassed, suppressor.echoAlone && suppressor.voiceQuiet > rate / hop,
+      Double(suppressor.lastEcho) > 0.25 * echoPeak
+    else { return }
+    let level = log10(Double(max(suppressor.misadjustment, 1e-6)))
+    aloneBlocks += 1
+    if aloneBlocks < 40 {
+      baseline = aloneBlocks == 1 ? level : min(baseline, level) * 0.5 + baseline * 0.5
+      recent = baseline
+      return
+    }
+    recent += 0.15 * (level - recent)
+    if recent - baseline > 1 && blockIndex - lastReset > rate / hop {
+      resetCovariance()
+      statistics.pathChanges += 1
+      lastReset = blockIndex
+      baseline = recent
+    } else {
+      baseline += (recent < baseline ? 0.05 : 0.005) * (recent - baseline)
+    }
+  }
+
+  /// Decides whether there is an echo to cancel. The mic passes through untouched until the
+  /// delay search finds the echo, or the filter takes 6 dB or more out of the mic where the app
+  /// plays; it passes through again once neither has held for five seconds of the app playing
+  /// (the user put on headphones).
+  mutating func trackPresence(farActive: Bool, mic: Double, echo: Double, error: Double) {
+    guard farActive && mic > Double(hop) * 1e-8 else { return }
+    activeBlocks += 1
+    micEnergy = 0.98 * micEnergy + 0.02 * mic
+    echoEnergy = 0.98 * echoEnergy + 0.02 * error
+    let reduction = micEnergy / max(echoEnergy, 1e-20)
+    let recent = lastFound.map { blockIndex - $0 < 5 * rate / hop } ?? false
+    if bypassed && (recent || (activeBlocks > rate / hop / 2 && reduction > 4)) {
+      bypassed = false
+      quietBlocks = 0
+    } else if !bypassed {
+      quietBlocks = recent || reduction > 2 ? 0 : quietBlocks + 1
+      if quietBlocks > 5 * rate / hop { bypassed = true }
+    }
+    statistics.isBypassed = bypassed
+    let erle = 10 * log10(max(mic, 1e-12) / max(error, 1e-12))
+    statistics.erleDB = 0.98 * statistics.erleDB + 0.02 * erle
+  }
+}

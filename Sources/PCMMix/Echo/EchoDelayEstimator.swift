@@ -1,0 +1,178 @@
+/// Finds how late the reference comes back in the mic: the peak of their generalized
+/// cross-correlation (SCOT weighting: the cross-spectrum divided by the geometric mean of the
+/// two auto-spectra, so each frequency counts by how coherent it is, whatever its level).
+///
+/// Both signals are taken down to about 8 kHz by averaging (the same for both, so what aliases
+/// aliases alike and stays correlated). Every ``interval`` blocks the last ``window`` decimated
+/// mic samples are correlated with the reference over all lags up to the maximum, by FFTs of
+/// ``fftSize``; the spectra are smoothed over about half a second of such windows (only windows
+/// in which the reference plays count). A lag is reported when its peak stands well above every
+/// other lag's (a ratio to the next best outside ±1 ms, and to the mean) in two analyses running.
+struct EchoDelayEstimator {
+  /// Samples averaged into one.
+  let factor: Int
+  /// The decimated rate (Hz).
+  let decimatedRate: Float
+  let fftSize = 4_096
+  /// Decimated mic samples per analysis, and the longest lag (decimated samples).
+  let window = 1_536
+  let maxLag: Int
+  /// Blocks between analyses.
+  let interval: Int
+  let fft: RealFFT
+  /// Decimated history, rings: the reference's `window + maxLag`, the mic's `window`.
+  var reference: [Float]
+  var mic: [Float]
+  var written = 0
+  /// The decimator's running sums and how many samples are in them.
+  var sums = (reference: Float(0), mic: Float(0))
+  var summed = 0
+  /// Smoothed spectra: cross (re, im), the reference's and the mic's powers.
+  var crossRe: [Float]
+  var crossIm: [Float]
+  var refPower: [Float]
+  var micPower: [Float]
+  /// Blocks since the last analysis, and of them with the reference playing.
+  var blocks = 0
+  var activeBlocks = 0
+  /// Analyses with the reference playing, smoothed in so far (the smoothing starts fast).
+  var analyses = 0
+  /// The last confident lag (decimated samples), and the one before it agreed with.
+  var last: Int?
+  /// Scratch: 6 × (fftSize + 8) floats.
+  var scratch: [Float]
+  /// The most recent confident lag, in samples at the full rate; and the latest analysis's
+  /// peak-to-mean ratio (the echo's prominence, 0 until one ran).
+  var found: Int?
+  var prominence: Float = 0
+
+  /// For signals at `rate`, lags up to `maximumDelay` seconds; analyses every `interval` blocks.
+  init(rate: Int, maximumDelay: Double, interval: Int) {
+    factor = max(1, rate / 8_000)
+    let decimated = Double(rate) / Double(factor)
+    decimatedRate = Float(decimated)
+    maxLag = min(4_096 - 1_536 - 1, Int((maximumDelay * decimated).rounded(.up)) + 8)
+    self.interval = interval
+    fft = RealFFT(count: 4_096)!
+    reference = [Float](repeating: 0, count: 1_536 + maxLag)
+    mic = [Float](repeating: 0, count: 1_536)
+    let bins = 2_049
+    crossRe = [Float](repeating: 0, count: bins)
+    crossIm = [Float](repeating: 0, count: bins)
+    refPower = [Float](repeating: 0, count: bins)
+    micPower = [Float](repeating: 0, count: bins)
+    scratch = [Float](repeating: 0, count: 6 * (4_096 + 8))
+  }
+
+  var retainedBytes: Int {
+    4 * (reference.count + mic.count + 4 * crossRe.count + scratch.count)
+  }
+
+  /// Takes one block of each signal (`count` samples); returns `true` when an analysis ran.
+  mutating func push(
+    reference r: UnsafePointer<Float>, mic m: UnsafePointer<Float>, count: Int, active: Bool
+  ) -> Bool {
+    let refCount = reference.count
+    let micCount = mic.count
+    for i in 0..<count {
+      sums.reference += r[i]
+      sums.mic += m[i]
+      summed += 1
+      if summed == factor {
+        reference[written % refCount] = sums.reference
+        mic[written % micCount] = sums.mic
+        written += 1
+        sums = (0, 0)
+        summed = 0
+      }
+    }
+    blocks += 1
+    if active { activeBlocks += 1 }
+    guard blocks >= interval else { return false }
+    // Half the blocks with the reference playing, and history enough.
+    let run = 2 * activeBlocks >= blocks && written >= refCount
+    blocks = 0
+    activeBlocks = 0
+    guard run else { return false }
+    analyze()
+    return true
+  }
+
+  /// One analysis: the windows' spectra smoothed in, the correlation, its peak judged.
+  mutating func analyze() {
+    let f = fftSize
+    let bins = f / 2 + 1
+    let stride = f + 8
+    var work = scratch
+    scratch = []
+    defer { scratch = work }
+    work.withUnsafeMutableBufferPointer { s in
+      let base = s.baseAddress!
+      let time = base
+      let (rr, ri, mr, mi) = (
+        base + stride, base + 2 * stride, base + 3 * stride, base + 4 * stride
+      )
+      // The reference, oldest first, `window + maxLag` samples; the mic's `window`, zero-padded.
+      let refCount = reference.count
+      let micCount = mic.count
+      for i in 0..<f { time[i] = 0 }
+      for i in 0..<refCount { time[i] = reference[(written + i) % refCount] }
+      fft.forward(time, re: rr, im: ri)
+      for i in 0..<f { time[i] = 0 }
+      for i in 0..<micCount { time[i] = mic[(written + i) % micCount] }
+      fft.forward(time, re: mr, im: mi)
+      // Smoothing: a plain mean over the first analyses, then 0.8 / 0.2 (about half a second
+      // at an analysis every 64 ms).
+      analyses += 1
+      let keep = max(Float(0.8), 1 - 1 / Float(analyses))
+      let take = 1 - keep
+      for k in 0..<bins {
+        // R · conj(M): its inverse at index L − l is the correlation at lag l.
+        let cr = rr[k] * mr[k] + ri[k] * mi[k]
+        let ci = ri[k] * mr[k] - rr[k] * mi[k]
+        crossRe[k] = keep * crossRe[k] + take * cr
+        crossIm[k] = keep * crossIm[k] + take * ci
+        refPower[k] = keep * refPower[k] + take * (rr[k] * rr[k] + ri[k] * ri[k])
+        micPower[k] = keep * micPower[k] + take * (mr[k] * mr[k] + mi[k] * mi[k])
+        let w = 1 / ((refPower[k] * micPower[k]).squareRoot() + 1e-20)
+        rr[k] = crossRe[k] * w
+        ri[k] = crossIm[k] * w
+      }
+      // Below 150 Hz and above 3.6 kHz (decimated: the averaging's droop) count for nothing.
+      let binHz = decimatedRate / Float(f)
+      for k in 0..<bins where Float(k) * binHz < 150 || Float(k) * binHz > 3_600 {
+        rr[k] = 0
+        ri[k] = 0
+      }
+      fft.inverse(re: rr, im: ri, output: time)
+      // The correlation at lag l is at index maxLag − l.
+      var best = 0
+      var peak: Float = 0
+      var sum: Float = 0
+      for l in 0...maxLag {
+        let v = abs(time[maxLag - l])
+        sum += v
+        if v > peak {
+          peak = v
+          best = l
+        }
+      }
+      let guardLags = Int(decimatedRate / 1_000)
+      var second: Float = 0
+      for l in 0...maxLag where abs(l - best) > guardLags {
+        second = max(second, abs(time[maxLag - l]))
+      }
+      let mean = sum / Float(maxLag + 1)
+      prominence = peak / max(mean, 1e-20)
+      let confident = peak > 1.6 * second && prominence > 8
+      if confident {
+        if let previous = last, abs(previous - best) <= 1 {
+          found = best * factor
+        }
+        last = best
+      } else {
+        last = nil
+      }
+    }
+  }
+}

@@ -1,0 +1,249 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What the linear filter leaves of the echo, turned down bin by bin (see ``EchoCanceller``).
+///
+/// Frames are two blocks long, sqrt-Hann windowed, half overlapping. In each bin the residual
+/// echo is estimated from the filter's echo estimate `Ŷ`: `η·|Ŷ|²` (η, the leakage, learnt per
+/// band by regressing the error's power on the estimate's where the near end is quiet) plus
+/// `ν·` the estimate smoothed over ±8 bins (what a loudspeaker's distortion spreads to
+/// neighbouring frequencies, ν learnt the same way). The gain is
+/// `max(floor, 1 − γ·residual / |E|²)`, γ = 1 + ``EchoCancellation/suppression``: where the near
+/// end outweighs the residual the bin passes, where the residual outweighs it the bin falls to
+/// the floor (−30 dB). Gains fall at once and rise over two blocks. Comfort noise at the mic's
+/// noise floor (minimum statistics) fills what was taken out.
+struct ResidualEchoSuppressor {
+  let bins: Int
+  let settings: EchoCancellation
+  static let bandCount = 8
+  /// Per band: the regression's sums; the leakage.
+  var covariance: [Double]
+  var variance: [Double]
+  var leakage: [Float]
+  /// Per band: this block's powers, and their running means.
+  var lastCoherence: Float = 0
+  /// Blocks since the last sign of a near-end voice.
+  var voiceQuiet = 0
+  /// Whether the last block was taken as the echo alone, and its error-to-estimate ratio.
+  var echoAlone = false
+  var misadjustment: Float = 0
+  var lastEcho: Float = 0
+  /// The residual estimate, held (see ``process``).
+  var held: [Float]
+  /// The leakage over the whole band: the residual's share of the echo estimate's power.
+  var broadbandLeakage: Float = 0.05
+  /// The bins the coherence is measured over (300 Hz … 8 kHz at 48 kHz).
+  var lowBin: Int { 3 }
+  var highBin: Int { 86 }
+  var bandE: [Double]
+  var bandY: [Double]
+  var meanE: [Double]
+  var meanY: [Double]
+  /// The spread term's regression and its factor.
+  var spreadCovariance = 0.0
+  var spreadVariance = 1e-12
+  var spreadLeakage: Float = 0
+  /// The smoothed mic power and its running minimum (the noise floor).
+  var smoothedMic: [Float]
+  var noiseFloor: [Float]
+  /// The last block's gains.
+  var gains: [Float]
+  /// The comfort noise's generator state.
+  var noiseState: UInt64 = 0x9E37_79B9_7F4A_7C15
+  /// Blocks with the reference playing, and of them with the near end speaking too.
+  var farBlocks = 0
+  var nearBlocks = 0
+
+  init(bins: Int, settings: EchoCancellation) {
+    self.bins = bins
+    self.settings = settings
+    covariance = [Double](repeating: 0, count: Self.bandCount)
+    variance = [Double](repeating: 0, count: Self.bandCount)
+    leakage = [Float](repeating: 0.05, count: Self.bandCount)
+    bandE = [Double](repeating: 0, count: Self.bandCount)
+    bandY = [Double](repeating: 0, count: Self.bandCount)
+    meanE = [Double](repeating: 0, count: Self.bandCount)
+    meanY = [Double](repeating: 0, count: Self.bandCount)
+    smoothedMic = [Float](repeating: 0, count: bins)
+    noiseFloor = [Float](repeating: 1, count: bins)
+    gains = [Float](repeating: 1, count: bins)
+    held = [Float](repeating: 0, count: bins)
+  }
+
+  var retainedBytes: Int { 4 * (smoothedMic.count + noiseFloor.count + gains.count) + 8 * 16 }
+
+  /// The band of bin `k`: 8 bands, each twice as wide as the one below from bin 2 up.
+  func band(_ k: Int) -> Int {
+    var b = 0
+    var edge = 4
+    while k >= edge && b < Self.bandCount - 1 {
+      b += 1
+      edge *= 2
+    }
+    return b
+  }
+
+  /// A uniform number in −1 … 1 (SplitMix64).
+  mutating func random() -> Float {
+    noiseState &+= 0x9E37_79B9_7F4A_7C15
+    var z = noiseState
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    z ^= z >> 31
+    return Float(Int64(bitPattern: z) >> 11) * 0x1p-52
+  }
+
+  /// One block: the frames of error, echo estimate and mic (this block and the one before, kept
+  /// in `errorPrev` and `echoPrev`, updated here), the gains, the output block (the previous
+  /// one, overlap-added with `tail`).
+  mutating func process(
+    error: UnsafePointer<Float>, errorPrev: inout [Float], echo: UnsafePointer<Float>,
+    echoPrev: inout [Float], mic: UnsafePointer<Float>, micPrev: [Float], window: [Float],
+    fft: RealFFT, scratch slot: (Int) -> UnsafeMutablePointer<Float>, farActive: Bool,
+    tail: inout [Float], output: UnsafeMutablePointer<Float>, bypass: Bool,
+    statistics: inout EchoStatistics
+  ) {
+    let n = bins
+    let h = n - 1
+    let time = slot(0)
+    // Spectra of the three frames: error (1, 2), echo estimate (3, 4), mic (5, 6).
+    func frame(_ prev: [Float], _ now: UnsafePointer<Float>, _ re: Int, _ im: Int) {
+      for i in 0..<h {
+        time[i] = prev[i] * window[i]
+        time[h + i] = now[i] * window[h + i]
+      }
+      fft.forward(time, re: slot(re), im: slot(im))
+    }
+    frame(errorPrev, error, 1, 2)
+    frame(echoPrev, echo, 3, 4)
+    frame(micPrev, mic, 5, 6)
+    let (er, ei, yr, yi, mr, mi) = (slot(1), slot(2), slot(3), slot(4), slot(5), slot(6))
+    let se = slot(7)
+    let sy = slot(8)
+    let spread = slot(9)
+    for k in 0..<n {
+      se[k] = er[k] * er[k] + ei[k] * ei[k]
+      sy[k] = yr[k] * yr[k] + yi[k] * yi[k]
+      let sm = mr[k] * mr[k] + mi[k] * mi[k]
+      smoothedMic[k] = 0.8 * smoothedMic[k] + 0.2 * sm
+      // The noise floor: the smoothed power's running minimum, rising 2 dB a second at most.
+      noiseFloor[k] = min(noiseFloor[k] * 1.0005, max(smoothedMic[k], 1e-10))
+    }
+    // The estimate spread over ±8 bins (a running sum).
+    var run: Float = 0
+    for k in 0..<min(8, n) { run += sy[k] }
+    for k in 0..<n {
+      if k + 8 < n { run += sy[k + 8] }
+      if k - 9 >= 0 { run -= sy[k - 9] }
+      spread[k] = run / 17
+    }
+    // The residual estimate and the near end's presence.
+    let residual = slot(10)
+    var seSum: Float = 0
+    var residualSum: Float = 0
+    var noiseSum: Float = 0
+    for k in 0..<n {
+      // The estimate: the band's leakage of this block's echo estimate, and of the recent
+      // estimates spread over time (the tail beyond the filter).
+      held[k] = leakage[band(k)] * sy[k] + spreadLeakage * spread[k]
+      residual[k] = held[k]
+      seSum += se[k]
+      residualSum += residual[k]
+      noiseSum += noiseFloor[k]
+    }
+    let near = seSum > 4 * residualSum + 6 * noiseSum
+    if farActive {
+      farBlocks += 1
+      if near { nearBlocks += 1 }
+      statistics.doubleTalkFraction = Double(nearBlocks) / Double(farBlocks)
+      // Learn the leakages where the mic is the echo alone: the mic and the echo estimate
+      // agree in shape (their spectra's normalized inner product, 300 Hz … 8 kHz, is high), which
+      // holds after an echo path change too, when the residual is large, but not under a voice.
+      var cross = (re: Float(0), im: Float(0))
+      var micSum: Float = 0
+      var echoSum: Float = 0
+      for k in lowBin..<min(n, highBin) {
+        cross.re += mr[k] * yr[k] + mi[k] * yi[k]
+        cross.im += mi[k] * yr[k] - mr[k] * yi[k]
+        micSum += mr[k] * mr[k] + mi[k] * mi[k]
+        echoSum += sy[k]
+      }
+      let coherence = (cross.re * cross.re + cross.im * cross.im) / max(micSum * echoSum, 1e-30)
+      lastCoherence = coherence
+      // Echo alone: the estimate has the mic's shape, and the filter takes 5 dB or more out.
+      var errorSum: Float = 0
+      for k in lowBin..<min(n, highBin) { errorSum += se[k] }
+      // A voice shows as the mic outweighing the estimate or their shapes parting; none for the
+      // last 200 ms (the gaps between words count as the voice's).
+      let voice = (coherence < 0.6 || micSum > 2 * echoSum) && micSum > echoSum + 16 * noiseSum
+      voiceQuiet = voice ? 0 : voiceQuiet + 1
+      // Shapes that agree well after 200 ms without a voice; less well (an echo path that
+      // changed, a loudspeaker that distorts) after 500 ms.
+      let threshold: Float = voiceQuiet > 94 ? 0.75 : voiceQuiet > 37 ? 0.9 : 2
+      echoAlone = coherence > threshold && echoSum > 4 * noiseSum && errorSum < 0.3 * micSum
+      misadjustment = errorSum / max(echoSum, 1e-30)
+      lastEcho = echoSum
+      if echoAlone {
+        for b in 0..<Self.bandCount {
+          bandE[b] = 0
+          bandY[b] = 0
+        }
+        for k in 0..<n {
+          let b = band(k)
+          bandE[b] += Double(max(0, se[k] - noiseFloor[k]))
+          bandY[b] += Double(sy[k])
+        }
+        var totalE = 0.0
+        var totalY = 0.0
+        for b in 0..<Self.bandCount {
+          totalE += bandE[b]
+          totalY += bandY[b]
+        }
+        let ratio = Float(min(1, max(0.0005, totalE / max(totalY, 1e-30))))
+        broadbandLeakage = 0.8 * broadbandLeakage + 0.2 * ratio
+        for b in 0..<Self.bandCount where bandY[b] > 1e-12 {
+          let ratio = Float(min(1, max(0.0005, bandE[b] / bandY[b])))
+          // Up faster than down: one frame's ratio is noisy, and the gains must cover the peaks.
+          leakage[b] += (ratio > leakage[b] ? 0.1 : 0.2) * (ratio - leakage[b])
+        }
+      }
+    }
+    // Gains, comfort noise, and back to the time domain.
+    // Over-subtraction: where the mic is the echo alone, the residual is pushed down hard (the
+    // near end loses nothing there); where a voice is over it, a Wiener gain (the voice keeps
+    // what outweighs the residual).
+    let alone = min(1, max(0, (lastCoherence - 0.6) / 0.3))
+    let overdrive = 1 + Float(settings.suppression) * 2 * alone
+    let floor: Float = 0.0316
+    let on = settings.suppression > 0 && !bypass
+    for k in 0..<n {
+      var g: Float = 1
+      if on && se[k] > 0 {
+        g = max(floor, 1 - overdrive * residual[k] / se[k])
+        // Fall at once, rise over two blocks.
+        if g > gains[k] { g = 0.5 * (g + gains[k]) }
+      }
+      gains[k] = g
+      var (r, i) = (er[k] * g, ei[k] * g)
+      if on && settings.comfortNoise && g < 1 {
+        let level = (noiseFloor[k] * (1 - g * g)).squareRoot()
+        r += level * random()
+        i += level * random()
+      }
+      er[k] = r
+      ei[k] = i
+    }
+    fft.inverse(re: er, im: ei, output: time)
+    for i in 0..<h {
+      output[i] = tail[i] + time[i] * window[i]
+      tail[i] = time[h + i] * window[h + i]
+    }
+    errorPrev.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: error, count: h) }
+    echoPrev.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: echo, count: h) }
+  }
+}

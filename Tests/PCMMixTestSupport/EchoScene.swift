@@ -1,0 +1,535 @@
+import Foundation
+import PCMMix
+
+/// A capture in which the app's audio comes back into the mic through the device's loudspeaker
+/// and a room: what the echo canceller is measured on (issue 24). Everything is mono at 48 kHz,
+/// 20 s, built from the assets in `TestVectors/echo/` (room impulse responses from
+/// pyroomacoustics, speech from espeak-ng) and a synthetic piece of music.
+///
+/// ```
+/// seconds   0 ─────── 6 ──── 9 ── 11 ──── 14 ──── 17 ── 19 ─ 20
+/// app       plays ─────────────────────────────────┤ quiet ├ plays
+/// talker            ├ talks ┤          ├ talks ────────────┤
+/// echo path a ─────────────────── ▲ b (the phone is moved) ──────
+/// ```
+/// The mic is the sum of three parts kept apart here: the echo (the app through the
+/// loudspeaker's output latency, its high-pass and optionally its soft clipping, then the room),
+/// the talker (close to the mic: dry), and the room's noise (−60 dBFS, white).
+public struct EchoScene: Sendable {
+  /// What the app plays.
+  public enum Content: String, Sendable, CaseIterable {
+    /// espeak-ng speech, and a synthetic piece of notes with partials.
+    case speech, music
+    /// White noise at −20 dBFS: the easiest reference (not in the matrix; a sanity check).
+    case noise
+  }
+
+  /// How the scene is named in tables: content, latency, room, clipping.
+  public let name: String
+  /// What the app plays.
+  public let content: Content
+  /// The device's output latency (seconds): how late the loudspeaker plays what the app sent.
+  public let outputLatency: Double
+  /// The room: "rt02" or "rt05" (RT60 0.2 or 0.5 s).
+  public let room: String
+  /// Whether the loudspeaker clips softly.
+  public let nonlinear: Bool
+  /// No echo at all: the user wears headphones.
+  public let headphones: Bool
+
+  /// The app's audio as it is on the timeline: the canceller's reference.
+  public let app: [Float]
+  /// What of the mic is the app's echo.
+  public let echo: [Float]
+  /// What of the mic is the talker.
+  public let talker: [Float]
+  /// What of the mic is the room's noise.
+  public let noise: [Float]
+  /// The mic: echo + talker + noise.
+  public let mic: [Float]
+
+  /// The scene's rate (Hz).
+  public static let rate = 48_000
+  /// The scene's length (seconds).
+  public static let seconds = 20
+  /// Where the echo path changes (seconds).
+  public static let pathChange = 11.0
+  /// Spans (seconds) of the script: the app alone.
+  public static let appAlone: [ClosedRange<Double>] = [0...6, 9...11, 11...14, 19...20]
+  /// The talker over the app.
+  public static let doubleTalk: [ClosedRange<Double>] = [6...9, 14...17]
+  /// The talker alone.
+  public static let talkerAlone: ClosedRange<Double> = 17...19
+
+  /// Every scene of the matrix: speech and music, 30 and 120 ms output latency, RT60 0.2 and
+  /// 0.5 s, with and without the loudspeaker's clipping; then headphones with each content.
+  public static func matrix(assets: URL) throws -> [EchoScene] {
+    var scenes: [EchoScene] = []
+    for content in [Content.speech, .music] {
+      for latency in [0.030, 0.120] {
+        for room in ["rt02", "rt05"] {
+          for nonlinear in [false, true] {
+            scenes.append(
+              try EchoScene(
+                content: content, outputLatency: latency, room: room, nonlinear: nonlinear,
+                assets: assets))
+          }
+        }
+      }
+    }
+    for content in [Content.speech, .music] {
+      scenes.append(
+        try EchoScene(
+          content: content, outputLatency: 0.03, room: "rt02", nonlinear: false,
+          headphones: true, assets: assets))
+    }
+    return scenes
+  }
+
+  /// Builds a scene from the assets in `TestVectors/echo/`.
+  public init(
+    content: Content, outputLatency: Double, room: String, nonlinear: Bool,
+    headphones: Bool = false, assets: URL
+  ) throws {
+    self.content = content
+    self.outputLatency = outputLatency
+    self.room = room
+    self.nonlinear = nonlinear
+    self.headphones = headphones
+    name =
+      headphones
+      ? "\(content.rawValue) headphones"
+      : "\(content.rawValue) \(Int((outputLatency * 1000).rounded())) ms \(room)"
+        + (nonlinear ? " clip" : "")
+    let n = Self.rate * Self.seconds
+    let r = Double(Self.rate)
+    // The app: speech or music, quiet from 17 to 19 s.
+    var app: [Float]
+    switch content {
+    case .speech:
+      app = try Self.speech(assets.appendingPathComponent("speech/app_speech.wav"), frames: n)
+    case .music: app = Self.music(frames: n)
+    case .noise:
+      var rng = SplitMix64(seed: 0x5EED)
+      app = rng.noise(n).map { $0 * 0.1 * Float(3.0.squareRoot()) }
+    }
+    Self.gate(&app, keep: [0...17, 19...20])
+    self.app = app
+    // The loudspeaker: the output latency, a 300 Hz high-pass (a phone's small driver), the
+    // soft clip.
+    var speaker = [Float](repeating: 0, count: n)
+    let lag = Int((outputLatency * r).rounded())
+    for i in lag..<n { speaker[i] = app[i - lag] }
+    Biquad.highPass(frequency: 300, rate: r).run(&speaker)
+    if nonlinear {
+      // tanh(3x)/3: a tenth of full scale passes nearly linearly, the peaks are pressed down.
+      for i in 0..<n { speaker[i] = Float(tanh(3 * Double(speaker[i])) / 3) }
+    }
+    // The room: path a, then b from 11 s on (a 20 ms cross-fade: the phone is moved).
+    if headphones {
+      echo = [Float](repeating: 0, count: n)
+    } else {
+      let a = Self.convolve(speaker, try Self.rir(assets, room + "a"))
+      let b = Self.convolve(speaker, try Self.rir(assets, room + "b"))
+      let change = Int(Self.pathChange * r)
+      let fade = Self.rate / 50
+      var e = [Float](repeating: 0, count: n)
+      for i in 0..<n {
+        let w = Float(min(1, max(0, Double(i - change) / Double(fade))))
+        e[i] = a[i] * (1 - w) + b[i] * w
+      }
+      echo = e
+    }
+    // The talker: the second voice, dry, at the echo's level (0 dB signal-to-echo ratio over
+    // the talk spans); with headphones at the level the speech scenes give it.
+    var voice = try Self.speech(assets.appendingPathComponent("speech/talker.wav"), frames: n)
+    Self.gate(&voice, keep: [6...9, 14...19])
+    let talkLevel = Self.rms(voice, Self.doubleTalk)
+    let echoLevel = headphones ? 0.05 : Self.rms(echo, Self.doubleTalk)
+    let g = Float(echoLevel / max(talkLevel, 1e-9))
+    talker = voice.map { $0 * g }
+    var rng = SplitMix64(seed: 0xEC40)
+    noise = rng.noise(n).map { $0 * 0.001 * Float(3.0.squareRoot()) }
+    var m = [Float](repeating: 0, count: n)
+    for i in 0..<n { m[i] = echo[i] + talker[i] + noise[i] }
+    mic = m
+  }
+
+  /// Seconds to a sample index.
+  public static func index(_ t: Double) -> Int { Int((t * Double(rate)).rounded()) }
+
+  /// Root mean square over `spans` (seconds).
+  public static func rms(_ x: [Float], _ spans: [ClosedRange<Double>]) -> Double {
+    var sum = 0.0
+    var count = 0
+    for s in spans {
+      for i in index(s.lowerBound)..<min(x.count, index(s.upperBound)) {
+        sum += Double(x[i]) * Double(x[i])
+        count += 1
+      }
+    }
+    return (sum / Double(max(count, 1))).squareRoot()
+  }
+
+  /// Zeroes `x` outside `keep` (seconds), with 10 ms ramps.
+  static func gate(_ x: inout [Float], keep: [ClosedRange<Double>]) {
+    let ramp = Double(rate) / 100
+    for i in 0..<x.count {
+      var g = 0.0
+      for k in keep {
+        let a = Double(i) - Double(k.lowerBound) * Double(rate)
+        let b = Double(k.upperBound) * Double(rate) - Double(i)
+        g = max(g, min(1, max(0, min(a, b) / ramp)))
+      }
+      x[i] *= Float(g)
+    }
+  }
+
+  /// A room impulse response: raw float32 little-endian at 48 kHz.
+  static func rir(_ assets: URL, _ name: String) throws -> [Float] {
+    let data = try Data(contentsOf: assets.appendingPathComponent("rir/\(name).f32"))
+    return data.withUnsafeBytes { raw in
+      (0..<(data.count / 4)).map {
+        Float(bitPattern: UInt32(littleEndian: raw.load(fromByteOffset: $0 * 4, as: UInt32.self)))
+      }
+    }
+  }
+
+  /// A 16-bit mono WAV (a plain 44-byte header), converted to 48 kHz, cut or padded to `frames`.
+  static func speech(_ url: URL, frames: Int) throws -> [Float] {
+    let bytes = [UInt8](try Data(contentsOf: url))
+    let rate = Int(bytes[24]) | Int(bytes[25]) << 8 | Int(bytes[26]) << 16
+    let samples = decodeS16(Array(bytes[44...]), channels: 1)
+    var r = PolyphaseResampler(inputRate: rate, outputRate: Self.rate, channelCount: 1)
+    var out = resampleAligned(&r, samples)
+    if out.count < frames { out += [Float](repeating: 0, count: frames - out.count) }
+    return Array(out[0..<frames])
+  }
+
+  /// Music: a progression of four chords at 112 bpm, piano-like notes with five partials that
+  /// decay, a bass line, and a hi-hat of filtered noise bursts; at about −20 dBFS.
+  static func music(frames: Int) -> [Float] {
+    let r = Double(rate)
+    var x = [Double](repeating: 0, count: frames)
+    let beat = 60.0 / 112
+    // MIDI notes of C, Am, F, G.
+    let chords: [[Int]] = [[60, 64, 67], [57, 60, 64], [53, 57, 60], [55, 59, 62]]
+    let bass = [36, 33, 29, 31]
+    func note(_ midi: Int, at t0: Double, length: Double, level: Double, partials: Int) {
+      let f = 440 * pow(2, Double(midi - 69) / 12)
+      let start = Int(t0 * r)
+      let end = min(frames, start + Int(length * r))
+      guard start < end else { return }
+      for i in start..<end {
+        let t = Double(i - start) / r
+        let env = exp(-3 * t) * min(1, t * 200)
+        var v = 0.0
+        for p in 1...partials where Double(p) * f < 20_000 {
+          v += sin(2 * .pi * Double(p) * f * t) / Double(p * p) * exp(-Double(p) * t)
+        }
+        x[i] += level * env * v
+      }
+    }
+    var t = 0.0
+    var bar = 0
+    while t < Double(frames) / r {
+      let c = chords[bar % 4]
+      for (k, m) in c.enumerated() {
+        note(m, at: t + Double(k) * 0.01, length: 4 * beat, level: 0.12, partials: 5)
+      }
+      note(bass[bar % 4], at: t, length: 2 * beat, level: 0.25, partials: 3)
+      note(bass[bar % 4] + 7, at: t + 2 * beat, length: 2 * beat, level: 0.2, partials: 3)
+      // A melody note on each beat, stepping through the chord an octave up.
+      for b in 0..<4 {
+        note(
+          c[(b + bar) % 3] + 12, at: t + Double(b) * beat, length: beat, level: 0.08, partials: 4)
+      }
+      t += 4 * beat
+      bar += 1
+    }
+    // Hi-hat: 30 ms of high-passed noise on every off-beat.
+    var rng = SplitMix64(seed: 0x4A7)
+    let noise = rng.noise(frames)
+    var hat = [Float](repeating: 0, count: frames)
+    var beatTime = beat / 2
+    while beatTime < Double(frames) / r {
+      let s = Int(beatTime * r)
+      for i in s..<min(frames, s + Int(0.03 * r)) {
+        hat[i] = noise[i] * Float(0.1 * exp(-Double(i - s) / (0.008 * r)))
+      }
+      beatTime += beat
+    }
+    Biquad.highPass(frequency: 6000, rate: r).run(&hat)
+    var out = [Float](repeating: 0, count: frames)
+    var sum = 0.0
+    for i in 0..<frames {
+      let v = x[i] + Double(hat[i])
+      sum += v * v
+    }
+    let scale = 0.1 / (sum / Double(frames)).squareRoot()
+    for i in 0..<frames { out[i] = Float(x[i] + Double(hat[i])) * Float(scale) }
+    return out
+  }
+
+  /// `x` convolved with `h`, the first `x.count` samples (overlap-add with FFTs of 2¹⁶).
+  public static func convolve(_ x: [Float], _ h: [Float]) -> [Float] {
+    let size = 1 << 16
+    precondition(h.count < size / 2)
+    let fft = RealFFT(count: size)!
+    let block = size - h.count
+    let bins = size / 2 + 1
+    var hr = [Float](repeating: 0, count: bins)
+    var hi = [Float](repeating: 0, count: bins)
+    var time = [Float](repeating: 0, count: size)
+    for i in 0..<h.count { time[i] = h[i] }
+    fft.forward(time, re: &hr, im: &hi)
+    var out = [Float](repeating: 0, count: x.count + size)
+    var xr = [Float](repeating: 0, count: bins)
+    var xi = [Float](repeating: 0, count: bins)
+    var start = 0
+    while start < x.count {
+      let m = min(block, x.count - start)
+      for i in 0..<size { time[i] = i < m ? x[start + i] : 0 }
+      fft.forward(time, re: &xr, im: &xi)
+      for k in 0..<bins {
+        let (a, b) = (xr[k] * hr[k] - xi[k] * hi[k], xr[k] * hi[k] + xi[k] * hr[k])
+        (xr[k], xi[k]) = (a, b)
+      }
+      fft.inverse(re: &xr, im: &xi, output: &time)
+      for i in 0..<size { out[start + i] += time[i] }
+      start += block
+    }
+    return Array(out[0..<x.count])
+  }
+
+  /// A second-order filter (RBJ's cookbook), run in Double.
+  struct Biquad {
+    var b0, b1, b2, a1, a2: Double
+
+    static func highPass(frequency: Double, rate: Double) -> Biquad {
+      let w = 2 * Double.pi * frequency / rate
+      let alpha = sin(w) / (2 * 0.5.squareRoot())
+      let a0 = 1 + alpha
+      let c = cos(w)
+      return Biquad(
+        b0: (1 + c) / 2 / a0, b1: -(1 + c) / a0, b2: (1 + c) / 2 / a0, a1: -2 * c / a0,
+        a2: (1 - alpha) / a0)
+    }
+
+    func run(_ x: inout [Float]) {
+      var (x1, x2, y1, y2) = (0.0, 0.0, 0.0, 0.0)
+      for i in 0..<x.count {
+        let v = Double(x[i])
+        let y = b0 * v + b1 * x1 + b2 * x2 - a1 * y1 - a2 * y2
+        (x2, x1, y2, y1) = (x1, v, y1, y)
+        x[i] = Float(y)
+      }
+    }
+  }
+}
+
+/// How well a canceller did on an ``EchoScene``: what its output `out` (aligned with the mic)
+/// shows against the parts the scene kept apart.
+public struct EchoSceneMetrics: Sendable {
+  /// ERLE (dB) where the app plays alone, before and after the path change (from 3 s after each
+  /// start on), and what a perfect canceller (mic minus the true echo) reaches there.
+  public var erleBefore: Double
+  /// (See ``erleBefore``.)
+  public var erleAfter: Double
+  /// (See ``erleBefore``.)
+  public var perfectBefore: Double
+  /// (See ``erleBefore``.)
+  public var perfectAfter: Double
+  /// Seconds from the start and from the path change until ERLE ≥ 20 dB holds (over 100 ms
+  /// windows with echo in them, for a second); `nil`: never.
+  public var convergence: Double?
+  /// (See ``convergence``.)
+  public var reconvergence: Double?
+  /// Double talk: the talker's SI-SDR (dB) and how far the echo is brought down (dB, counting
+  /// everything in the output that is not the talker as echo).
+  public var doubleTalkSISDR: Double
+  /// (See ``doubleTalkSISDR``.)
+  public var doubleTalkEchoReduction: Double
+  /// The talker alone: the output against the raw mic, SI-SDR (dB).
+  public var talkerAloneSISDR: Double
+  /// The whole capture against the raw mic (the headphone check), SI-SDR (dB).
+  public var wholeSISDR: Double
+  /// The talker's level in the output over the double talk and talk-alone spans, against the
+  /// mic's (dB).
+  public var talkerLevel: Double
+
+  /// Measures `out`, the canceller's output aligned with the scene's mic.
+  public init(scene: EchoScene, output out: [Float]) {
+    let s = scene
+    func energy(_ x: [Float], _ a: Double, _ b: Double) -> Double {
+      var e = 0.0
+      for i in EchoScene.index(a)..<EchoScene.index(b) { e += Double(x[i]) * Double(x[i]) }
+      return e
+    }
+    func erle(_ a: Double, _ b: Double, _ y: [Float]) -> Double {
+      10 * log10(energy(s.mic, a, b) / max(energy(y, a, b), 1e-30))
+    }
+    let perfect = zip(s.talker, s.noise).map { $0 + $1 }
+    erleBefore =
+      10
+      * log10(
+        (energy(s.mic, 3, 6) + energy(s.mic, 9.5, 11))
+          / max(energy(out, 3, 6) + energy(out, 9.5, 11), 1e-30))
+    perfectBefore =
+      10
+      * log10(
+        (energy(s.mic, 3, 6) + energy(s.mic, 9.5, 11))
+          / (energy(perfect, 3, 6) + energy(perfect, 9.5, 11)))
+    erleAfter = erle(12.5, 14, out)
+    perfectAfter = erle(12.5, 14, perfect)
+    func converged(from t0: Double, to t1: Double) -> Double? {
+      // 100 ms windows with echo in them (above a tenth of the span's mean echo energy).
+      let w = 0.1
+      var windows: [(t: Double, ok: Bool)] = []
+      let mean = energy(s.echo, t0, t1) / ((t1 - t0) / w)
+      var t = t0
+      while t + w <= t1 {
+        let e = energy(s.echo, t, t + w)
+        if e > 0.1 * mean { windows.append((t, erle(t, t + w, out) >= 20)) }
+        t += w
+      }
+      for (k, win) in windows.enumerated() where win.ok {
+        let rest = windows[k...].prefix { $0.t < win.t + 1 }
+        if rest.allSatisfy(\.ok) { return win.t + w - t0 }
+      }
+      return nil
+    }
+    convergence = converged(from: 0, to: 6)
+    reconvergence = converged(from: EchoScene.pathChange, to: 14)
+    // Double talk.
+    var dtOut: [Float] = []
+    var dtTalker: [Float] = []
+    var dtEcho: [Float] = []
+    for span in EchoScene.doubleTalk {
+      let r = EchoScene.index(span.lowerBound)..<EchoScene.index(span.upperBound)
+      dtOut += out[r]
+      dtTalker += s.talker[r]
+      dtEcho += s.echo[r]
+    }
+    doubleTalkSISDR = Self.siSDR(dtOut, dtTalker)
+    let scale = Self.projection(dtOut, dtTalker)
+    var left = 0.0
+    var echoE = 0.0
+    for i in 0..<dtOut.count {
+      let d = Double(dtOut[i]) - scale * Double(dtTalker[i])
+      left += d * d
+      echoE += Double(dtEcho[i]) * Double(dtEcho[i])
+    }
+    doubleTalkEchoReduction = 10 * log10(echoE / max(left, 1e-30))
+    let alone = EchoScene.index(17.5)..<EchoScene.index(19)
+    talkerAloneSISDR = Self.siSDR(Array(out[alone]), Array(s.mic[alone]))
+    wholeSISDR = Self.siSDR(out, s.mic)
+    var talkOut: [Float] = dtOut
+    var talkRef: [Float] = dtTalker
+    talkOut += out[alone]
+    talkRef += s.talker[alone]
+    talkerLevel = 20 * log10(Self.projection(talkOut, talkRef))
+  }
+
+  /// The scale that best fits `reference` to `x` (least squares).
+  static func projection(_ x: [Float], _ reference: [Float]) -> Double {
+    var xy = 0.0
+    var yy = 0.0
+    for i in 0..<x.count {
+      xy += Double(x[i]) * Double(reference[i])
+      yy += Double(reference[i]) * Double(reference[i])
+    }
+    return xy / max(yy, 1e-30)
+  }
+
+  /// Scale-invariant signal-to-distortion ratio (dB) of `x` against `reference`.
+  public static func siSDR(_ x: [Float], _ reference: [Float]) -> Double {
+    let a = projection(x, reference)
+    var target = 0.0
+    var rest = 0.0
+    for i in 0..<x.count {
+      let t = a * Double(reference[i])
+      target += t * t
+      rest += (Double(x[i]) - t) * (Double(x[i]) - t)
+    }
+    return 10 * log10(target / max(rest, 1e-30))
+  }
+}
+
+extension EchoScene {
+  /// The scene's mic through an ``EchoCanceller`` with the app as its reference, block by
+  /// block, with the canceller's latency taken off: the output aligned with the mic.
+  public func cancelled(_ settings: EchoCancellation = EchoCancellation()) -> (
+    output: [Float], statistics: EchoStatistics
+  ) {
+    var canceller = EchoCanceller(rate: Self.rate, settings: settings)
+    let h = canceller.hop
+    let n = mic.count
+    var out = [Float](repeating: 0, count: n + 2 * h)
+    let zeros = [Float](repeating: 0, count: h)
+    var block = [Float](repeating: 0, count: h)
+    var at = 0
+    while at < n + h {
+      let m = mic.count - at >= h ? Array(mic[at..<(at + h)]) : zeros
+      let a = app.count - at >= h ? Array(app[at..<(at + h)]) : zeros
+      canceller.process(mic: m, reference: a, output: &block)
+      if at >= h { for i in 0..<h where at - h + i < out.count { out[at - h + i] = block[i] } }
+      at += h
+    }
+    return (Array(out[0..<n]), canceller.statistics)
+  }
+}
+
+extension EchoScene {
+  /// The scene through a ``ClockedCapturePipeline`` as a capture delivers it: both sources as
+  /// stamped 10 ms buffers of 48 kHz mono Float32 (frame 0 at host time 0), a 10 ms pull after
+  /// each pair, `echoCancellation` as configured. Returns the mic as it entered the mix (its
+  /// stem's mid channel, timeline frame k at index k), the pipeline's output (interleaved
+  /// stereo, as pulled) and the canceller's statistics.
+  public func throughPipeline(_ echoCancellation: EchoCancellation?) throws -> (
+    micStem: [Float], output: [Float], statistics: EchoStatistics?
+  ) {
+    var c = ClockedCapturePipeline.Configuration()
+    c.echoCancellation = echoCancellation
+    c.policy = .limit
+    c.origin = MediaTime(value: 0, timescale: 48_000)
+    let format = PCMFormat(sampleRate: Self.rate, channelCount: 1, sampleType: .f32)
+    let d = StreamDescription(format)
+    var p = try ClockedCapturePipeline(c, app: d, mic: d)
+    p.keepStems()
+    var stem = [Float](repeating: 0, count: mic.count)
+    var output: [Float] = []
+    var block = [Float](repeating: 0, count: 960)
+    let buffer = 480
+    var at = 0
+    func take(_ p: inout ClockedCapturePipeline) {
+      p.takeStems { position, _, m in
+        for i in 0..<(m.count / 2) where position + i >= 0 && position + i < stem.count {
+          stem[position + i] = 0.5 * (m[2 * i] + m[2 * i + 1])
+        }
+      }
+    }
+    while at < mic.count {
+      let n = min(buffer, mic.count - at)
+      let time = MediaTime(value: Int64(at), timescale: 48_000)
+      try app[at..<(at + n)].withUnsafeBytes {
+        try p.append(.app, $0, description: d, time: time)
+      }
+      try mic[at..<(at + n)].withUnsafeBytes {
+        try p.append(.mic, $0, description: d, time: time)
+      }
+      _ = block.withUnsafeMutableBufferPointer { p.pull(into: $0) }
+      output += block
+      take(&p)
+      at += n
+    }
+    p.finish(.app)
+    p.finish(.mic)
+    for _ in 0..<100 {
+      _ = block.withUnsafeMutableBufferPointer { p.pull(into: $0) }
+      output += block
+      take(&p)
+    }
+    return (stem, output, p.echoStatistics)
+  }
+}
