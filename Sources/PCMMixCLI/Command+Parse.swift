@@ -107,6 +107,8 @@ extension Command {
         case "--app-gain": options.appGainDB = try rest.gain(for: arg)
         case "--mic-gain": options.micGainDB = try rest.gain(for: arg)
         case "--pad": options.pad = true
+        case "--echo-cancel": options.echoCancellation = EchoCancellation()
+        case "--stems": options.stems = try rest.value(for: arg)
         case "--format": options.sampleType = try rest.outputType(for: arg)
         case "--resampler": options.resampler = try rest.resampler(for: arg)
         case "--app-format": appFormat = try rest.spec(for: arg)
@@ -188,6 +190,8 @@ extension Command {
         }
       case "--report": options.report = try rest.value(for: arg)
       case "--json": options.json = true
+      case "--echo-cancel": options.echoCancellation = EchoCancellation()
+      case "--stems": options.stems = try rest.value(for: arg)
       case "-h", "--help": return .help(topic: "replay")
       default:
         try rest.rejectOption(arg)

@@ -108,6 +108,10 @@ public struct MixOptions: Equatable, Sendable {
   /// Fades, in milliseconds, at each input's start and end (0, the default: none, the reference
   /// behaviour).
   public var fadeMilliseconds = 0.0
+  /// Echo cancellation of the mic with the app as the reference (`--echo-cancel`), if on.
+  public var echoCancellation: EchoCancellation?
+  /// The folder for `app.wav` and `mic.wav`, each source as it enters the mix (`--stems`).
+  public var stems: String?
   /// Where a JSON summary goes (counters, meters), if anywhere.
   public var report: String?
   /// Whether the JSON summary is also printed on standard error.
@@ -166,6 +170,10 @@ public struct ReplayOptions: Equatable, Sendable {
   public var phase: PhaseChoice = .linear
   /// What steers the resamplers.
   public var drift: ClockedCapturePipeline.DriftCorrection = .timestamps
+  /// Echo cancellation of the mic with the app as the reference (`--echo-cancel`), if on.
+  public var echoCancellation: EchoCancellation?
+  /// The folder for `app.wav` and `mic.wav`, each source as it enters the mix (`--stems`).
+  public var stems: String?
   /// Where the JSON report goes, if anywhere.
   public var report: String?
   /// Whether the JSON report is also printed on standard error.

@@ -51,13 +51,14 @@ public enum Help {
       pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ] [--policy POLICY]
                   [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB] [--pad]
                   [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
-                  [--resampler NAME] [--phase PHASE] [--report FILE.json] [--json]
+                  [--resampler NAME] [--phase PHASE] [--echo-cancel] [--stems DIR]
+                  [--report FILE.json] [--json]
       pcm-mix demo [-o OUTPUT]
       pcm-mix replay [--app RAW --app-log CSV] [--mic RAW --mic-log CSV] -o OUTPUT [--pull MS]
                      [--latency MS] [--policy POLICY] [--ceiling DB] [--fade MS]
                      [--app-gain DB] [--mic-gain DB] [--format s16|f32] [--resampler NAME]
-                     [--phase PHASE] [--drift off|timestamps|fill] [--report FILE.json]
-                     [--json]
+                     [--phase PHASE] [--drift off|timestamps|fill] [--echo-cancel]
+                     [--stems DIR] [--report FILE.json] [--json]
       pcm-mix --help | help COMMAND | --version
 
     \(inputs)
@@ -115,7 +116,8 @@ public enum Help {
                        [--policy average|saturate|limit] [--ceiling DB] [--fade MS]
                        [--app-gain DB] [--mic-gain DB] [--pad] [--format s16|f32]
                        [--app-format SPEC] [--mic-format SPEC] [--resampler NAME]
-                       [--phase linear|minimum|capture] [--report FILE.json] [--json]
+                       [--phase linear|minimum|capture] [--echo-cancel] [--stems DIR]
+                       [--report FILE.json] [--json]
 
     Converts both inputs to HZ (default 48000) stereo and mixes them: average (default),
     (a + b) / 2, bit-exact with C's integer average on int16; saturate, a + b clamped; or
@@ -128,6 +130,14 @@ public enum Help {
     faded out with the shorter where the output ends. --report FILE.json writes the counters,
     each source's and the output's levels (peak and RMS dBFS) and what the limiter or the
     clamp did; --json prints the same on standard error.
+
+    --echo-cancel takes the app's echo out of the mic (the app played on a loudspeaker and
+    recorded again), with the app's audio at the same output position as the reference: a
+    delay search over 0 … 300 ms, a 200 ms adaptive filter and a residual-echo suppressor. With
+    no echo (headphones) the mic passes unchanged. The report gains "echo": the delay found
+    (seconds), an ERLE estimate (dB), the share of double talk, whether it stayed bypassed.
+    --stems DIR writes DIR/app.wav and DIR/mic.wav (made if missing): each source as it enters
+    the mix (at its gain, the echo cancelled), stereo at the output's rate, on the output's timeline.
 
     \(resamplers)
 
@@ -151,7 +161,7 @@ public enum Help {
                           [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB]
                           [--format s16|f32] [--resampler NAME]
                           [--phase linear|minimum|capture] [--drift off|timestamps|fill]
-                          [--report FILE.json] [--json]
+                          [--echo-cancel] [--stems DIR] [--report FILE.json] [--json]
 
     Replays a capture log of the app source, the mic source or both through the clocked capture
     pipeline, as a live capture would have run it, and writes the 48 kHz stereo output on the
@@ -201,6 +211,14 @@ public enum Help {
     once a second of log time (time, driftPPM, positionErrorMs, ratioAdjustment), the output
     clock's counters, and the latency at the start and at every change (time, latencyMs);
     times are seconds since t0. --json also prints it on standard error.
+
+    --echo-cancel takes the app's echo out of the mic (the app played on a loudspeaker and
+    recorded again), with the app's audio at the same output position as the reference: a
+    delay search over 0 … 300 ms, a 200 ms adaptive filter and a residual-echo suppressor. With
+    no echo (headphones) the mic passes unchanged. The report's mic source gains "echo": the delay found
+    (seconds), an ERLE estimate (dB), the share of double talk, whether it stayed bypassed.
+    --stems DIR writes DIR/app.wav and DIR/mic.wav (made if missing): each source as it enters
+    the mix (at its gain, the echo cancelled), stereo at the output's rate, on the output's timeline (frame k is host time t0 + k / 48000).
 
     A malformed log is refused with 65 naming FILE:LINE. A raw file that ends inside a row's
     buffer, or holds bytes after the last row's, is a log cut short (a killed extension): every

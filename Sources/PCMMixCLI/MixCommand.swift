@@ -1,5 +1,11 @@
 import PCMMix
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// `pcm-mix mix`: two inputs, each through its own ``SourceChain``, into a ``DualBufferMixer``
 /// and out to a WAV file. The inputs are read in step, 100 ms of each at a time, and a side is
 /// read again only once what it gave has been mixed, so little more than that is held. The app
@@ -32,6 +38,7 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
     throw error
   }
   var report = ""
+  var stems: StemFiles?
   do throws(CLIError) {
     let appFrames = WriterSink.framesAfterConversion(
       app.expectedFrames, from: app.format.sampleRate, to: options.rate)
@@ -46,6 +53,12 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
       output, rate: options.rate, channels: 2, type: options.sampleType, maxFrames: maxFrames)
     var session = MixSession(options: options, app: app.format, mic: mic.format)
     defer { session.deallocate() }
+    if let folder = options.stems {
+      stems = try StemFiles.open(
+        folder, inputs: [options.app.path, options.mic.path, options.output], rate: options.rate,
+        type: options.sampleType, maxFrames: maxFrames)
+      session.stems = stems
+    }
     let reader = ChainThread(
       input: app, chain: session.makeChain(), readFrames: MixSession.readFrames(app.format),
       threaded: ChainThread.hasSpareProcessor)
@@ -59,16 +72,17 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
     while !session.isDone {
       // A side is read again once it holds nothing it could hand over (with fades, its last
       // frames wait until the next read says whether it has ended).
-      if !session.appDone && session.appStaged.frames <= session.fade.frames {
+      if !session.appDone && session.appStaged.frames <= session.fade.frames + session.readMargin {
         try session.feedApp(from: reader)
       }
-      if !session.micDone && session.micStaged.frames <= session.fade.frames {
+      if !session.micDone && session.micStaged.frames <= session.fade.frames + session.readMargin {
         try session.feedMic(from: &mic)
       }
       try session.drain(into: &sink, path: options.output)
       progress.update(session.framesOut)
     }
     try sink.finish(options.output)
+    try session.stems?.finish()
     app = reader.join()
     appReader = nil
     if options.report != nil || options.json {
@@ -78,11 +92,19 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
   } catch {
     output.discard()
     reportFile?.discard()
+    stems?.discard()
     throw error
   }
   // Outside the do: a failed commit has already removed its temporary file.
   do throws(CLIError) {
     try output.commit()
+  } catch {
+    reportFile?.discard()
+    stems?.discard()
+    throw error
+  }
+  do throws(CLIError) {
+    try stems?.commit()
   } catch {
     reportFile?.discard()
     throw error
@@ -118,6 +140,11 @@ struct MixSession {
   let micBuffer: UnsafeMutableRawBufferPointer
   let mixBuffer: UnsafeMutableBufferPointer<Float>
   let silence: UnsafeMutableBufferPointer<Float>
+  /// `--echo-cancel`: the mic's staged frames cleaned before they are mixed (see ``cleanMic()``).
+  var echo: StagedEcho?
+  /// `--stems`: each side's frames as they enter the mixer, at its gain.
+  var stems: StemFiles?
+  let gains: (app: Float, mic: Float)
 
   init(options: MixOptions, app: PCMFormat, mic: PCMFormat) {
     pad = options.pad
@@ -137,7 +164,16 @@ struct MixSession {
     mixBuffer = .allocate(capacity: 4_096 * 2)
     silence = .allocate(capacity: 1_024 * 2)
     silence.initialize(repeating: 0)
+    if let settings = options.echoCancellation {
+      echo = StagedEcho(rate: options.rate, settings: settings)
+    }
+    func linear(_ dB: Double) -> Float { dB == 0 ? 1 : Float(pow(10, dB / 20)) }
+    gains = (linear(options.appGainDB), linear(options.micGainDB))
   }
+
+  /// Frames a side may hold and still be read again: with the canceller, the mic is mixed only
+  /// up to what it has cleaned, which needs a block of both sides beyond it.
+  var readMargin: Int { echo == nil ? 0 : 1_024 }
 
   /// A chain to 48 kHz (or `--rate`) stereo, as each side has.
   func makeChain() -> SourceChain {
@@ -201,7 +237,8 @@ struct MixSession {
   mutating func drain(into sink: inout WriterSink, path: String) throws(CLIError) {
     // With fades, an input's last frames wait until it is known to have ended.
     let appReady = appDone ? appStaged.frames : max(0, appStaged.frames - fade.frames)
-    let micReady = micDone ? micStaged.frames : max(0, micStaged.frames - fade.frames)
+    var micReady = micDone ? micStaged.frames : max(0, micStaged.frames - fade.frames)
+    if echo != nil { micReady = min(micReady, cleanMic()) }
     var appLeft = appReady
     var micLeft = micReady
     while true {
@@ -211,6 +248,7 @@ struct MixSession {
       n = min(n, mixBuffer.count / 2)
       if n == 0 { break }
       if fade.frames > 0 { shapeStaged(n) }
+      if stems != nil { writeStems(n) }
       if appStaged.isEmpty { fill(.app, to: n) } else { appStaged.move(n, into: &mixer, .app) }
       if micStaged.isEmpty { fill(.mic, to: n) } else { micStaged.move(n, into: &mixer, .mic) }
       appLeft -= min(n, appLeft)
@@ -225,6 +263,35 @@ struct MixSession {
       }
     }
     try sink.check(path)
+    try stems?.check()
+  }
+
+  /// Writes the next `n` frames of each side to the stems, at its gain (silence where a side has
+  /// ended).
+  mutating func writeStems(_ n: Int) {
+    var done = 0
+    while done < n {
+      let m = min(n - done, silence.count / 2)
+      let a = appStaged.scaled(from: done, m, gains.app, into: mixBuffer)
+      let b = micStaged.scaled(from: done, m, gains.mic, into: silence)
+      stems!.append(app: a, mic: b)
+      // The silence buffer lent to the mic's frames is silent again.
+      silence.update(repeating: 0)
+      done += m
+    }
+  }
+
+  /// Cleans the mic's staged frames of the app's echo as far as both sides allow (see
+  /// ``StagedEcho``); returns how many staged mic frames are clean.
+  mutating func cleanMic() -> Int {
+    let micEnd = micMoved + micStaged.frames
+    let appEnd = appMoved + appStaged.frames
+    var e = echo!
+    echo = nil
+    defer { echo = e }
+    return e.run(
+      mic: &micStaged, micFirst: micMoved, micEnd: micDone ? nil : micEnd, micLength: micEnd,
+      app: appStaged, appFirst: appMoved, appEnd: appDone ? nil : appEnd, appLength: appEnd)
   }
 
   /// Fades the next `n` staged frames of each side: in over an input's first frames, out over
@@ -261,6 +328,8 @@ struct MixSession {
       ("app", mixer.app.counters.json),
       ("mic", mixer.mic.counters.json),
       ("meters", mixer.meters.json),
+      ("echo", echo.map { $0.canceller.statistics.json } ?? .null),
+      ("stems", stems.map { .array($0.paths.map { .string($0) }) } ?? .null),
     ])
   }
 
@@ -319,6 +388,18 @@ struct Staging: FrameSink {
         samples[start + 2 * j + 1] *= g
       }
     }
+  }
+
+  /// `count` staged frames from the `from`-th on (silence past the end), times `gain`, into
+  /// `buffer`.
+  func scaled(
+    from: Int, _ count: Int, _ gain: Float, into buffer: UnsafeMutableBufferPointer<Float>
+  ) -> UnsafeBufferPointer<Float> {
+    for i in 0..<(2 * count) {
+      let at = start + 2 * from + i
+      buffer[i] = at < samples.count ? samples[at] * gain : 0
+    }
+    return UnsafeBufferPointer(rebasing: buffer[..<(2 * count)])
   }
 
   /// Moves the first `frames` frames into `mixer`'s `side`.

@@ -57,11 +57,19 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
     throw error
   }
   let report: String
+  var stems: StemFiles?
   do throws(CLIError) {
     var sink = try WriterSink.open(
       output, rate: rate, channels: 2, type: options.sampleType, maxFrames: endFrame)
     var session = try ReplaySession(
       options: options, logs: logs, origin: origin, endFrame: endFrame)
+    if let folder = options.stems {
+      stems = try StemFiles.open(
+        folder, inputs: inputs + [options.output], rate: rate, type: options.sampleType,
+        maxFrames: endFrame)
+      session.stems = stems
+      session.pipeline.keepStems()
+    }
     var progress = Progress(console, "replaying", total: endFrame)
     // Cleared on failure too, so that an error line starts at the left margin.
     defer { progress.end() }
@@ -71,16 +79,25 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
       if let cut = log.cut { console.err("pcm-mix: warning: \(cut.location): \(cut.detail)\n") }
     }
     try sink.finish(options.output)
+    try session.stems?.finish()
     report = session.report(options: options, logs: logs, t0: origin).rendered() + "\n"
     if let reportFile { try reportFile.write(report) }
   } catch {
     output.discard()
     reportFile?.discard()
+    stems?.discard()
     throw error
   }
   // Outside the do: a failed commit has already removed its temporary file.
   do throws(CLIError) {
     try output.commit()
+  } catch {
+    reportFile?.discard()
+    stems?.discard()
+    throw error
+  }
+  do throws(CLIError) {
+    try stems?.commit()
   } catch {
     reportFile?.discard()
     throw error
@@ -106,6 +123,10 @@ struct ReplaySession {
   let giveUp: Double
   /// Output frames written.
   var written = 0
+  /// `--stems`: each source as it enters the mix, written at the same timeline positions as
+  /// the output, and how many frames of them are written.
+  var stems: StemFiles?
+  var stemsWritten = 0
   var record = ReplayRecord()
 
   init(options: ReplayOptions, logs: [ReplaySourceLog], origin: MediaTime, endFrame: Int)
@@ -122,6 +143,7 @@ struct ReplaySession {
     c.appGainDB = options.appGainDB
     c.micGainDB = options.micGainDB
     c.driftCorrection = options.drift
+    c.echoCancellation = options.echoCancellation
     // The file is written on the capture timeline: the latency may rise (holds are not
     // written), but never comes down by compressing it.
     c.lowersLatency = false
@@ -199,6 +221,7 @@ struct ReplaySession {
         block.withUnsafeBufferPointer { place($0, at: position, into: &sink) }
         try sink.check(path)
       }
+      if stems != nil { try placeStems() }
       record.noteLatency(pipeline.clockStatistics, time: now, rate: Self.outputRate)
       if nowMs >= nextSample {
         for log in logs {
@@ -214,6 +237,56 @@ struct ReplaySession {
         writeSilence(endFrame - written, into: &sink)
         try sink.check(path)
         break
+      }
+    }
+    if stems != nil { try finishStems() }
+  }
+
+  /// Writes the stems the pipeline collected at their timeline positions, as ``place`` writes
+  /// the output: what lies before what is written or past ``endFrame`` is dropped, a jump
+  /// ahead is filled with silence.
+  mutating func placeStems() throws(CLIError) {
+    var s = stems!
+    stems = nil
+    var at = stemsWritten
+    let end = endFrame
+    pipeline.takeStems { position, app, mic in
+      let frames = app.count / 2
+      let first = max(position, at)
+      let last = min(position + frames, end)
+      if first > at { Self.silence(min(first, end) - at, into: &s) }
+      at = max(at, min(first, end))
+      guard last > first else { return }
+      let r = ((first - position) * 2)..<((last - position) * 2)
+      s.append(
+        app: UnsafeBufferPointer(rebasing: app[r]), mic: UnsafeBufferPointer(rebasing: mic[r]))
+      at = last
+    }
+    stemsWritten = at
+    stems = s
+    try s.check()
+  }
+
+  /// Pads the stems with silence to ``endFrame``.
+  mutating func finishStems() throws(CLIError) {
+    if stemsWritten < endFrame {
+      Self.silence(endFrame - stemsWritten, into: &stems!)
+      stemsWritten = endFrame
+    }
+    try stems!.check()
+  }
+
+  /// Appends `frames` frames of silence to both stems.
+  static func silence(_ frames: Int, into stems: inout StemFiles) {
+    guard frames > 0 else { return }
+    let zeros = [Float](repeating: 0, count: 2 * min(frames, 4_800))
+    var left = frames
+    zeros.withUnsafeBufferPointer { z in
+      while left > 0 {
+        let n = min(left, z.count / 2)
+        let part = UnsafeBufferPointer(rebasing: z[..<(n * 2)])
+        stems.append(app: part, mic: part)
+        left -= n
       }
     }
   }
@@ -284,6 +357,7 @@ struct ReplaySession {
         ),
         ("stampedRows", .int(log.stampedRows)), ("bytes", .int(log.byteCount)),
         ("statistics", pipeline.statistics(side).json), ("drift", .array(samples)),
+        ("echo", side == .mic ? pipeline.echoStatistics.map(\.json) ?? .null : .null),
       ])
     }
     let latency: JSON

@@ -181,3 +181,17 @@ extension MixCounters {
     ])
   }
 }
+
+extension EchoStatistics {
+  /// The canceller's state, by its Swift names (the delay in seconds, `null` until found).
+  var json: JSON {
+    .object([
+      ("delay", delay.map { .double($0) } ?? .null),
+      ("erleDB", .double(erleDB)),
+      ("doubleTalkFraction", .double(doubleTalkFraction)),
+      ("isBypassed", .bool(isBypassed)),
+      ("pathChanges", .int(pathChanges)),
+      ("blocks", .int(blocks)),
+    ])
+  }
+}

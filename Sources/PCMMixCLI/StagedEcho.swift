@@ -1,0 +1,77 @@
+import PCMMix
+
+/// `mix --echo-cancel`: the echo canceller on the mic's staged frames, with the app's staged
+/// frames at the same output positions as the reference (both inputs start at frame 0). The
+/// canceller gives each block one block late, so the mic is clean up to one block behind what
+/// both sides have staged; at an input's end the rest is worked through against silence.
+struct StagedEcho {
+  var canceller: EchoCanceller
+  /// The output position of the next block the canceller takes.
+  var next = 0
+  var micMid: [Float]
+  var appMid: [Float]
+  var clean: [Float]
+  /// The mic's mid of the block before `next`'s (what the output is compared against).
+  var previous: [Float]
+
+  init(rate: Int, settings: EchoCancellation) {
+    canceller = EchoCanceller(rate: rate, settings: settings)
+    let h = canceller.hop
+    micMid = [Float](repeating: 0, count: h)
+    appMid = micMid
+    clean = micMid
+    previous = micMid
+  }
+
+  /// Cleans `mic` as far as both sides allow. `first` is the output position of each staging's
+  /// first frame, `end` where its staged frames end (`nil` once its input has ended, then
+  /// `length` is where it ended). Returns how many of `mic`'s staged frames are clean.
+  mutating func run(
+    mic: inout Staging, micFirst: Int, micEnd: Int?, micLength: Int,
+    app: Staging, appFirst: Int, appEnd: Int?, appLength: Int
+  ) -> Int {
+    let h = canceller.hop
+    while true {
+      let p = next
+      if micEnd == nil && p - h >= micLength { break }
+      if let e = micEnd, e < p + h { break }
+      if let e = appEnd, e < p + h { break }
+      for i in 0..<h {
+        micMid[i] = mic.mid(p + i - micFirst, below: micLength - micFirst)
+        appMid[i] = app.mid(p + i - appFirst, below: appLength - appFirst)
+      }
+      micMid.withUnsafeBufferPointer { m in
+        appMid.withUnsafeBufferPointer { a in
+          clean.withUnsafeMutableBufferPointer {
+            canceller.process(
+              mic: m.baseAddress!, reference: a.baseAddress!, output: $0.baseAddress!)
+          }
+        }
+      }
+      if !canceller.statistics.isBypassed {
+        for i in 0..<h {
+          let q = p - h + i - micFirst
+          guard q >= 0 && q < micLength - micFirst else { continue }
+          mic.add(clean[i] - previous[i], at: q)
+        }
+      }
+      swap(&previous, &micMid)
+      next = p + h
+    }
+    return max(0, min(micLength, next - h) - micFirst)
+  }
+}
+
+extension Staging {
+  /// The mid (L+R)/2 of staged frame `i` (0 outside `0 ..< count`).
+  func mid(_ i: Int, below count: Int) -> Float {
+    guard i >= 0 && i < count && i < frames else { return 0 }
+    return 0.5 * (samples[start + 2 * i] + samples[start + 2 * i + 1])
+  }
+
+  /// Adds `d` to both channels of staged frame `i`.
+  mutating func add(_ d: Float, at i: Int) {
+    samples[start + 2 * i] += d
+    samples[start + 2 * i + 1] += d
+  }
+}

@@ -1,0 +1,95 @@
+import Foundation
+import PCMMix
+import PCMMixTestSupport
+import Testing
+
+/// `--echo-cancel` and `--stems` on `mix` and `replay`, with an echo scene written to files: the
+/// contract `pcm-mix mix --app APP.wav --mic MIC.wav -o OUT.wav --echo-cancel --stems DIR`.
+@Suite struct EchoCommandTests {
+  static let assets = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+      "TestVectors/echo")
+
+  /// 48 kHz mono float32 WAV bytes.
+  static func floatWAV(_ x: [Float]) -> [UInt8] {
+    wav(tag: 3, channels: 1, rate: 48_000, bits: 32, data: floatBytes(x.map(Double.init), bits: 32))
+  }
+
+  /// The mid channel of a stereo stem.
+  static func mid(_ path: String) throws -> [Float] {
+    let s = try readWAV(path).samples
+    return stride(from: 0, to: s.count - 1, by: 2).map { 0.5 * (s[$0] + s[$0 + 1]) }
+  }
+
+  @Test func mixCancelsTheEchoAndWritesStemsOnTheTimeline() throws {
+    let scene = try EchoScene(
+      content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false, assets: Self.assets)
+    try withTempDir { dir in
+      try writeFile("\(dir)/app.wav", Self.floatWAV(scene.app))
+      try writeFile("\(dir)/mic.wav", Self.floatWAV(scene.mic))
+      cliOK([
+        "mix", "--app", "\(dir)/app.wav", "--mic", "\(dir)/mic.wav", "-o", "\(dir)/out.wav",
+        "--echo-cancel", "--stems", "\(dir)/stems", "--format", "f32", "--report",
+        "\(dir)/report.json",
+      ])
+      let mic = try Self.mid("\(dir)/stems/mic.wav")
+      let app = try Self.mid("\(dir)/stems/app.wav")
+      #expect(mic.count == scene.mic.count && app.count == scene.app.count)
+      // The app stem is the app; the mic stem the mic without its echo, on the timeline.
+      #expect(EchoSceneMetrics.siSDR(app, scene.app) >= 100)
+      let m = EchoSceneMetrics(scene: scene, output: mic)
+      #expect(m.erleBefore >= 25 && m.erleAfter >= 25)
+      #expect(m.doubleTalkSISDR >= 15)
+      #expect(m.talkerAloneSISDR >= 25)
+      #expect(abs(m.talkerLevel) <= 1)
+      // The output is the average of the stems.
+      let out = try readWAV("\(dir)/out.wav").samples
+      var worst: Float = 0
+      for i in 0..<mic.count {
+        let expected: Float = 0.5 * (app[i] + mic[i])
+        worst = max(worst, abs(out[2 * i] - expected))
+      }
+      #expect(worst <= 1e-6)
+      let report = String(decoding: try readFile("\(dir)/report.json"), as: UTF8.self)
+      #expect(report.contains("\"isBypassed\": false"))
+      #expect(report.contains("\"delay\": 0.031"))
+      #expect(tempFiles(in: dir).isEmpty && tempFiles(in: "\(dir)/stems").isEmpty)
+    }
+  }
+
+  @Test func withoutAnEchoTheMicStemIsTheMic() throws {
+    let scene = try EchoScene(
+      content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false, headphones: true,
+      assets: Self.assets)
+    try withTempDir { dir in
+      try writeFile("\(dir)/app.wav", Self.floatWAV(scene.app))
+      try writeFile("\(dir)/mic.wav", Self.floatWAV(scene.mic))
+      for echo in [true, false] {
+        cliOK(
+          [
+            "mix", "--app", "\(dir)/app.wav", "--mic", "\(dir)/mic.wav", "-o", "\(dir)/\(echo).wav",
+            "--stems", "\(dir)/\(echo)", "--format", "f32",
+          ] + (echo ? ["--echo-cancel"] : []))
+      }
+      #expect(try readWAV("\(dir)/true.wav").data == readWAV("\(dir)/false.wav").data)
+      let mic = try Self.mid("\(dir)/true/mic.wav")
+      #expect(mic == scene.mic)
+    }
+  }
+
+  @Test func aStemsPathThatIsAFileIsRefusedAndNothingIsWritten() throws {
+    try withTempDir { dir in
+      let tone = stereoTone(frames: 4_800, rate: 48_000)
+      try writeFile("\(dir)/app.wav", wavS16(tone, channels: 2, rate: 48_000))
+      try writeFile("\(dir)/stems", [1, 2, 3])
+      let r = cli([
+        "mix", "--app", "\(dir)/app.wav", "--mic", "\(dir)/app.wav", "-o", "\(dir)/out.wav",
+        "--stems", "\(dir)/stems",
+      ])
+      #expect(r.code == 73)
+      #expect(r.err.contains("\(dir)/stems"))
+      #expect(!exists("\(dir)/out.wav"))
+      #expect(try readFile("\(dir)/stems") == [1, 2, 3])
+    }
+  }
+}
