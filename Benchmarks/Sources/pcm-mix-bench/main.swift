@@ -59,6 +59,7 @@ ResamplerTable.run(options, report: report, allocCounterWorks: allocCounterWorks
 CLIEndToEnd.run(options, report: report)
 TimingScenes.run(options, report: report, allocCounterWorks: allocCounterWorks)
 DebugBuild.run(options, report: report)
+EchoBench.run(options, report: report, allocCounterWorks: allocCounterWorks)
 
 let elapsed = Double(nowNS() - started) * 1e-9
 report.record("machine", "run", "elapsed", elapsed, "s")

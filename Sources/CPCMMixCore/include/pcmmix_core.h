@@ -81,10 +81,12 @@ void pcmmix_core_fft_stages(float *re, float *im, long half, const float *twiddl
 
 // MARK: - Echo canceller
 
-/// One partition of an echo estimate, per bin: Y += W·X; and, unless `p` is NULL,
-/// power += p·|X|² (a Kalman denominator's sum).
-void pcmmix_core_echo_predict(const float *wr, const float *wi, const float *xr, const float *xi,
-                              const float *p, long bins, float *yr, float *yi, float *power);
+/// One partition of two filters' echo estimates from the same reference spectrum X, per bin:
+/// Y += W·X and Z += V·X; and power += p·|X|² (a Kalman denominator's sum). X is read once.
+void pcmmix_core_echo_predict2(const float *wr, const float *wi, const float *vr,
+                               const float *vi, const float *xr, const float *xi, const float *p,
+                               long bins, float *yr, float *yi, float *zr, float *zi,
+                               float *power);
 
 /// One partition's Kalman update, per bin: gain = p / denominator (its inverse given);
 /// W += gain·conj(X)·E; p = a2·max(0, p − fraction·gain·p·|X|²) + (1 − a2)·|W|².

@@ -88,7 +88,8 @@ struct EchoDelayEstimator {
     }
     blocks += 1
     if active { activeBlocks += 1 }
-    guard blocks >= interval else { return false }
+    // Once a delay is found, it is checked a third as often (a route change moves it rarely).
+    guard blocks >= (found == nil ? interval : 3 * interval) else { return false }
     // Half the blocks with the reference playing, and history enough.
     let run = 2 * activeBlocks >= blocks && written >= refCount
     blocks = 0

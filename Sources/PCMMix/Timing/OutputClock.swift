@@ -124,10 +124,15 @@ struct OutputClock {
   /// started do not count; one source with audio is enough to go on.
   func shouldHoldForStall(_ a: SourceState, _ b: SourceState, frames: Int) -> Bool {
     guard isAdaptive, latency < maximumLatency else { return false }
-    let live = [a, b].filter { $0.isEnabled && $0.hasStarted && !$0.isFinished }
-    guard !live.isEmpty else { return false }
-    return live.allSatisfy { $0.nextPosition < position + frames + fadeFrames }
+    // (No array of the two: this runs in every pull, which allocates nothing.)
+    let (liveA, liveB) = (Self.isLive(a), Self.isLive(b))
+    guard liveA || liveB else { return false }
+    let end = position + frames + fadeFrames
+    return (!liveA || a.nextPosition < end) && (!liveB || b.nextPosition < end)
   }
+
+  /// A source that delivers now: enabled, started, not finished.
+  static func isLive(_ s: SourceState) -> Bool { s.isEnabled && s.hasStarted && !s.isFinished }
 
   /// Holds for one pull of `frames` (see ``shouldHoldForStall(_:_:frames:)``).
   mutating func holdForStall(frames: Int) {
@@ -176,8 +181,10 @@ struct OutputClock {
   /// ``position`` on where neither source has audio.
   mutating func lower(_ a: SourceState, _ b: SourceState, frames: Int, emptyAhead: Int) {
     guard lowers else { return }
-    let live = [a, b].filter { $0.isEnabled && $0.hasStarted && !$0.isFinished }
-    if let headroom = live.map({ $0.nextPosition - position }).min() {
+    let headroom = min(
+      Self.isLive(a) ? a.nextPosition - position : .max,
+      Self.isLive(b) ? b.nextPosition - position : .max)
+    if headroom != .max {
       windowHeadroom = min(windowHeadroom, headroom)
       windowFrames += frames
     }

@@ -1,0 +1,287 @@
+import CEchoPeers
+import Foundation
+import PCMMix
+import PCMMixTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Musl)
+  import Musl
+#endif
+
+/// `echo`: the echo canceller beside speexdsp's MDF (with its preprocessor as the residual
+/// suppressor) and WebRTC's classic AEC (webrtc-audio-processing 0.3), on every scene of
+/// `EchoScene.matrix` (speech and music, 30 and 120 ms output latency, RT60 0.2 and 0.5 s,
+/// with and without a clipping loudspeaker, the phone moved at 11 s; headphones), from one run:
+/// ERLE where the app plays alone (and a perfect canceller's), convergence, the talker in
+/// double talk (SI-SDR, PESQ-WB through `Benchmarks/echo_pesq.py` when PyPI's `pesq` is
+/// installed), the talker alone, and CPU per 10 ms. Then ours in the pipeline: per-pull cost
+/// and allocations with cancellation on and off.
+enum EchoBench {
+  static let section = "echo"
+
+  struct Row {
+    var name: String
+    var metrics: EchoSceneMetrics
+    var pesq: Double?
+    /// CPU microseconds per 10 ms of audio.
+    var cost: Double
+    /// The canceller's own delay (frames), taken off before measuring.
+    var lag: Int
+  }
+
+  static var assets: String { DebugBuild.root + "/TestVectors/echo" }
+
+  static func run(_ options: Options, report: Report, allocCounterWorks: Bool) {
+    let cancellers = ["ours", "speexdsp", "webrtc"]
+    guard report.wants(section: section, rows: cancellers + ["pipeline"]) else { return }
+    let url = URL(fileURLWithPath: assets)
+    guard var scenes = try? EchoScene.matrix(assets: url) else {
+      warn("echo: cannot read the scenes' assets in \(assets); section skipped")
+      return
+    }
+    if options.scale < 1 { scenes = Array(scenes.prefix(2)) + scenes.suffix(1) }
+    let pesqWorks = pesqAvailable()
+    let table = Table(columns: [
+      ("scene", 22), ("canceller", 9), ("ERLE dB", 11), ("perfect", 11), ("conv s", 9),
+      ("DT SI-SDR", 9), ("DT echo", 7), ("PESQ", 4), ("alone", 6), ("whole", 6), ("lag", 4),
+      ("µs/10ms", 7),
+    ])
+    table.start(
+      "Echo cancellation, 20 s scenes at 48 kHz (speech or music through a loudspeaker, a talker"
+        + " over it 6-9 s and 14-17 s, the echo path changed at 11 s). ERLE where the app plays"
+        + " alone, before / after the change; perfect: mic minus the true echo; conv: seconds"
+        + " to 20 dB from the start / the change; DT: the talker in double talk (SI-SDR dB, echo"
+        + " reduction dB, PESQ-WB" + (pesqWorks ? ")" : ": n/a, pip install pesq)")
+        + "; alone: the talker alone against the mic, whole: the capture against the mic (SI-SDR"
+        + " dB); lag: the canceller's own delay in frames, found where the talker speaks alone"
+        + " and taken off before measuring; CPU per 10 ms of audio (the least of three runs)")
+    let tmp = (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/pcm-mix-bench-echo"
+    mkdir(tmp, 0o755)
+    for scene in scenes {
+      for canceller in cancellers where report.wants(section: section, row: canceller) {
+        guard let row = measure(scene, canceller, pesq: pesqWorks ? tmp : nil) else {
+          table.row([scene.name, canceller, "failed"])
+          continue
+        }
+        let m = row.metrics
+        let conv: [String] = [m.convergence, m.reconvergence].map { (t: Double?) in
+          t.map { fixed($0, 1) } ?? "-"
+        }
+        table.row([
+          scene.name, canceller, fixed(m.erleBefore, 1) + "/" + fixed(m.erleAfter, 1),
+          fixed(m.perfectBefore, 1) + "/" + fixed(m.perfectAfter, 1), conv.joined(separator: "/"),
+          fixed(m.doubleTalkSISDR, 1), fixed(m.doubleTalkEchoReduction, 1),
+          row.pesq.map { fixed($0, 2) } ?? "n/a", fixed(min(m.talkerAloneSISDR, 99), 1),
+          fixed(min(m.wholeSISDR, 99), 1), "\(row.lag)", fixed(row.cost, 1),
+        ])
+        let name = "\(scene.name)/\(canceller)"
+        report.record(section, name, "erle_before", m.erleBefore, "dB")
+        report.record(section, name, "erle_after", m.erleAfter, "dB")
+        report.record(section, name, "perfect_before", m.perfectBefore, "dB")
+        report.record(section, name, "perfect_after", m.perfectAfter, "dB")
+        report.record(section, name, "convergence", m.convergence ?? .infinity, "s")
+        report.record(section, name, "reconvergence", m.reconvergence ?? .infinity, "s")
+        report.record(section, name, "dt_si_sdr", m.doubleTalkSISDR, "dB")
+        report.record(section, name, "dt_echo_reduction", m.doubleTalkEchoReduction, "dB")
+        report.record(section, name, "pesq_wb", row.pesq ?? .nan, "MOS")
+        report.record(section, name, "alone_si_sdr", m.talkerAloneSISDR, "dB")
+        report.record(section, name, "whole_si_sdr", m.wholeSISDR, "dB")
+        report.record(section, name, "talker_level", m.talkerLevel, "dB")
+        report.record(section, name, "cpu_per_10ms", row.cost, "us")
+        report.record(section, name, "lag", Double(row.lag), "frames")
+      }
+    }
+    if report.wants(section: section, row: "pipeline") {
+      pipelineCost(options, report: report, allocCounterWorks: allocCounterWorks)
+    }
+  }
+
+  /// One canceller on one scene.
+  static func measure(_ scene: EchoScene, _ canceller: String, pesq folder: String?) -> Row? {
+    let n = scene.mic.count
+    var out = [Float](repeating: 0, count: n)
+    // The least CPU time of three runs (the same output each time).
+    var seconds = Double.infinity
+    for _ in 0..<3 {
+      var run = 0.0
+      switch canceller {
+      case "ours":
+        let t0 = CaptureScene.threadCPU()
+        out = scene.cancelled().output
+        run = Double(CaptureScene.threadCPU() - t0) * 1e-9
+      case "speexdsp", "webrtc":
+        let status = scene.app.withUnsafeBufferPointer { a in
+          scene.mic.withUnsafeBufferPointer { m in
+            out.withUnsafeMutableBufferPointer { o in
+              canceller == "speexdsp"
+                ? echo_peer_speex(
+                  a.baseAddress, m.baseAddress, n, Int32(EchoScene.rate), o.baseAddress, &run)
+                : echo_peer_webrtc(
+                  a.baseAddress, m.baseAddress, n, Int32(EchoScene.rate), o.baseAddress, &run)
+            }
+          }
+        }
+        guard status == 0 else { return nil }
+      default:
+        return nil
+      }
+      seconds = min(seconds, run)
+    }
+    // Each canceller's own delay taken off (speexdsp's is a 10 ms frame, WebRTC's 8 ms), found
+    // where the talker speaks alone: the lag, up to 25 ms, at which the output best matches the
+    // mic. Ours has none.
+    let lag = latency(out, scene.mic)
+    if lag > 0 { out = Array(out[lag...]) + [Float](repeating: 0, count: lag) }
+    let metrics = EchoSceneMetrics(scene: scene, output: out)
+    if let dump = getenv("PCMMIX_ECHO_DUMP").map({ String(cString: $0) }) {
+      // For a look from outside: the output, and the scene's parts.
+      let tag = scene.name.replacingOccurrences(of: " ", with: "_")
+      _ = writeFloatWAV("\(dump)/\(tag)-\(canceller).wav", out)
+      for (part, x) in [("mic", scene.mic), ("talker", scene.talker), ("app", scene.app)] {
+        _ = writeFloatWAV("\(dump)/\(tag)-\(part).wav", x)
+      }
+    }
+    let blocks = Double(n) / Double(EchoScene.rate) * 100
+    var pesq: Double?
+    if let folder, !scene.headphones {
+      pesq = doubleTalkPESQ(scene, out, folder: folder)
+    }
+    return Row(
+      name: scene.name, metrics: metrics, pesq: pesq, cost: seconds * 1e6 / blocks, lag: lag)
+  }
+
+  /// The lag (0 … 1,200 frames) at which `out` best matches `mic` over the talker-alone span.
+  static func latency(_ out: [Float], _ mic: [Float]) -> Int {
+    let start = EchoScene.index(EchoScene.talkerAlone.lowerBound + 0.5)
+    let count = EchoScene.index(1.0)
+    var best = (lag: 0, score: -Double.infinity)
+    for lag in 0...1_200 {
+      var dot = 0.0
+      for i in start..<(start + count) { dot += Double(out[i + lag]) * Double(mic[i]) }
+      if dot > best.score { best = (lag, dot) }
+    }
+    return best.lag
+  }
+
+  /// Whether `python3` can import `pesq`.
+  static func pesqAvailable() -> Bool {
+    system("python3 -c 'import pesq, scipy, soundfile' >/dev/null 2>&1") == 0
+  }
+
+  /// PESQ-WB of the output against the clean talker over both double-talk spans (their mean).
+  static func doubleTalkPESQ(_ scene: EchoScene, _ out: [Float], folder: String) -> Double? {
+    let ref = folder + "/talker.wav"
+    let deg = folder + "/out.wav"
+    guard writeFloatWAV(ref, scene.talker), writeFloatWAV(deg, out) else { return nil }
+    let spans = EchoScene.doubleTalk.map { "\($0.lowerBound) \($0.upperBound)" }
+    let script = DebugBuild.root + "/Benchmarks/echo_pesq.py"
+    guard
+      let pipe = popen("python3 '\(script)' '\(ref)' '\(deg)' \(spans.joined(separator: " "))", "r")
+    else { return nil }
+    var values: [Double] = []
+    var line = [CChar](repeating: 0, count: 256)
+    while fgets(&line, 256, pipe) != nil {
+      let text = String(
+        decoding: line.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self
+      )
+      .trimmingCharacters(in: .whitespacesAndNewlines)
+      if text.hasPrefix("pesq_wb "), let v = Double(text.dropFirst(8)), v.isFinite {
+        values.append(v)
+      }
+    }
+    pclose(pipe)
+    return values.isEmpty ? nil : values.reduce(0, +) / Double(values.count)
+  }
+
+  /// A mono 48 kHz float32 WAV.
+  static func writeFloatWAV(_ path: String, _ x: [Float]) -> Bool {
+    guard let f = fopen(path, "w") else { return false }
+    defer { fclose(f) }
+    var h: [UInt8] = []
+    func put(_ s: String) { h += Array(s.utf8) }
+    func put32(_ v: Int) { for i in 0..<4 { h.append(UInt8((v >> (8 * i)) & 0xff)) } }
+    func put16(_ v: Int) { for i in 0..<2 { h.append(UInt8((v >> (8 * i)) & 0xff)) } }
+    put("RIFF")
+    put32(36 + 4 * x.count)
+    put("WAVEfmt ")
+    put32(16)
+    put16(3)
+    put16(1)
+    put32(EchoScene.rate)
+    put32(EchoScene.rate * 4)
+    put16(4)
+    put16(32)
+    put("data")
+    put32(4 * x.count)
+    let ok = h.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) } == h.count
+    return ok && x.withUnsafeBytes { fwrite($0.baseAddress, 1, $0.count, f) } == 4 * x.count
+  }
+
+  /// The scene through `ClockedCapturePipeline` in 10 ms buffers and pulls, with and without
+  /// cancellation: CPU per pull (median and 99th percentile over the pulls after the first
+  /// second), allocations in the pulls, bytes held.
+  static func pipelineCost(_ options: Options, report: Report, allocCounterWorks: Bool) {
+    guard let scenes = try? EchoScene.matrix(assets: URL(fileURLWithPath: assets)),
+      let scene = scenes.first
+    else { return }
+    let table = Table(columns: [
+      ("pipeline, 10 ms pulls", 24), ("p50 µs", 8), ("p99 µs", 8), ("allocs", 7), ("held KB", 8),
+    ])
+    table.start(
+      "Echo cancellation in ClockedCapturePipeline (\(scene.name), 10 ms stamped f32 buffers of"
+        + " each source, then a 10 ms pull; append + pull timed, CPU of this thread)")
+    for on in [false, true] {
+      var c = ClockedCapturePipeline.Configuration()
+      c.policy = .limit
+      c.echoCancellation = on ? EchoCancellation() : nil
+      c.origin = MediaTime(value: 0, timescale: 48_000)
+      let d = StreamDescription(PCMFormat(sampleRate: 48_000, channelCount: 1, sampleType: .f32))
+      guard var p = try? ClockedCapturePipeline(c, app: d, mic: d) else { continue }
+      var out = [Float](repeating: 0, count: 960)
+      var times: [Double] = []
+      times.reserveCapacity(scene.mic.count / 480)
+      var allocations: UInt64 = 0
+      var at = 0
+      // The buffers as the capture hands them over: bytes of their own.
+      let appBytes = scene.app.withUnsafeBytes { Array($0) }
+      let micBytes = scene.mic.withUnsafeBytes { Array($0) }
+      appBytes.withUnsafeBytes { app in
+        micBytes.withUnsafeBytes { mic in
+          AllocCounting.setEnabled(true)
+          var a0: UInt64?
+          while at + 480 <= scene.mic.count {
+            if at >= 48_000 && a0 == nil { a0 = AllocCounting.events }
+            let time = MediaTime(value: Int64(at), timescale: 48_000)
+            let t0 = CaptureScene.threadCPU()
+            let bytes = (4 * at)..<(4 * at + 1_920)
+            _ = try? p.append(
+              .app, UnsafeRawBufferPointer(rebasing: app[bytes]), description: d, time: time)
+            _ = try? p.append(
+              .mic, UnsafeRawBufferPointer(rebasing: mic[bytes]), description: d, time: time)
+            _ = out.withUnsafeMutableBufferPointer { p.pull(into: $0) }
+            let t1 = CaptureScene.threadCPU()
+            if a0 != nil { times.append(Double(t1 - t0) * 1e-3) }
+            at += 480
+          }
+          allocations = AllocCounting.events - (a0 ?? AllocCounting.events)
+          AllocCounting.setEnabled(false)
+        }
+      }
+      times.sort()
+      let p50 = times[times.count / 2]
+      let p99 = times[min(times.count - 1, times.count * 99 / 100)]
+      let name = on ? "echo cancellation on" : "echo cancellation off"
+      table.row([
+        name, fixed(p50, 1), fixed(p99, 1), allocCounterWorks ? "\(allocations)" : "n/a",
+        fixed(Double(p.retainedBytes) / 1024, 0),
+      ])
+      report.record(section, "pipeline/\(on ? "on" : "off")", "pull_p50", p50, "us")
+      report.record(section, "pipeline/\(on ? "on" : "off")", "pull_p99", p99, "us")
+      report.record(
+        section, "pipeline/\(on ? "on" : "off")", "allocations", Double(allocations), "count")
+      report.record(
+        section, "pipeline/\(on ? "on" : "off")", "retained", Double(p.retainedBytes), "bytes")
+    }
+  }
+}
