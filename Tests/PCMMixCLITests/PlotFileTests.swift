@@ -52,6 +52,13 @@ import Testing
       ]
       .flatMap { [$0 + " app", $0 + " mic"] }, minimumPoints: 150,
       labels: ["capture time (min)", "marker error (ms)"]),
+    // A 400 × 120 grid per signal.
+    Figure(
+      file: "plot-echo-spectrogram.svg",
+      series: [
+        "mic (app echo + talker)", "PCMMix", "speexdsp (MDF + preprocess)",
+        "WebRTC 0.3 (classic AEC)",
+      ], minimumPoints: 40_000, labels: ["time (s)", "frequency (kHz)", "level (dB re full scale)"]),
   ]
 
   /// `Sources/PCMMix/PCMMix.docc/Resources`, found from this file.

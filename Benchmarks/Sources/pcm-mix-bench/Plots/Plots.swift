@@ -25,6 +25,7 @@ enum Plots {
       Figure(file: SpectrogramFigure.file) { SpectrogramFigure.make() },
       Figure(file: LatencyFigure.file) { LatencyFigure.make(seconds: options.seconds) },
       Figure(file: AlignmentFigure.file) { AlignmentFigure.make(minutes: 60 * options.scale) },
+      Figure(file: EchoFigure.file) { EchoFigure.make() },
     ]
   }
 

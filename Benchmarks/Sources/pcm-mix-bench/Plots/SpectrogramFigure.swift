@@ -145,7 +145,8 @@ enum SpectrogramFigure {
 
   /// A horizontal bar of the colour map with its dB scale.
   static func drawColorBar(
-    _ palette: [Colors.RGB], left: Double, top: Double, in svg: inout SVGDocument
+    _ palette: [Colors.RGB], left: Double, top: Double, floorDB: Double = floorDB,
+    in svg: inout SVGDocument
   ) {
     let width = 300.0
     svg.element(
@@ -161,7 +162,7 @@ enum SpectrogramFigure {
         ])
     }
     svg.close()
-    for db in stride(from: floorDB, through: 0, by: 30) {
+    for db in stride(from: floorDB, through: 0, by: floorDB < -150 ? 30 : 10) {
       let x = svgNumber(left + width * (db - floorDB) / -floorDB)
       svg.element("path", ["d": "M\(x) \(svgNumber(top + 16))v4", "stroke": PlotPanel.ink])
       svg.element(
