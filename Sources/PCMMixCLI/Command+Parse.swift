@@ -1,6 +1,10 @@
 import PCMMix
 
 extension Command {
+  static let loudnessToStdout =
+    "--loudness needs an output file, not standard output: it measures what it wrote, then"
+    + " writes it again"
+
   /// Parses the arguments after the program name.
   ///
   /// - Throws: ``CLIError`` with code `usage` (64) naming what is wrong.
@@ -21,9 +25,11 @@ extension Command {
     case "probe":
       var paths: [String] = []
       var json = false
+      var loudness = false
       while let arg = rest.next() {
         switch arg {
         case "--json": json = true
+        case "--loudness": loudness = true
         case "-h", "--help": return .help(topic: "probe")
         default:
           try rest.rejectOption(arg)
@@ -31,7 +37,7 @@ extension Command {
         }
       }
       guard !paths.isEmpty else { throw .usage("probe needs at least one FILE") }
-      return .probe(paths: paths, json: json)
+      return .probe(paths: paths, json: json, loudness: loudness)
     case "convert":
       var input: String?
       var output: String?
@@ -42,9 +48,13 @@ extension Command {
       var resampler = ResamplerChoice.standard
       var phase: PhaseChoice?
       var threads: Int?
+      var loudness: Double?
+      var truePeak = -1.0
       while let arg = rest.next() {
         switch arg {
         case "-o", "--output": output = try rest.value(for: arg)
+        case "--loudness": loudness = try rest.decibels(for: arg, -70...0, "LUFS")
+        case "--true-peak": truePeak = try rest.decibels(for: arg, -20...0, "dBTP")
         case "--rate": rate = try rest.rate(for: arg)
         case "--phase": phase = try rest.phase(for: arg)
         case "--threads":
@@ -71,10 +81,13 @@ extension Command {
       }
       guard let input else { throw .usage("convert needs an INPUT") }
       guard let output else { throw .usage("convert needs -o OUTPUT") }
+      if loudness != nil && output == "-" { throw .usage(Self.loudnessToStdout) }
       var o = ConvertOptions(input: InputSpec(path: input, format: inputFormat), output: output)
       o.rate = rate
       o.channels = channels
       o.sampleType = type
+      o.loudness = loudness
+      o.truePeakDB = truePeak
       o.resampler = resampler
       o.phase = try Arguments.phase(phase, for: resampler)
       o.threads = threads
@@ -109,6 +122,8 @@ extension Command {
         case "--pad": options.pad = true
         case "--echo-cancel": options.echoCancellation = EchoCancellation()
         case "--stems": options.stems = try rest.value(for: arg)
+        case "--loudness": options.loudness = try rest.decibels(for: arg, -70...0, "LUFS")
+        case "--true-peak": options.truePeakDB = try rest.decibels(for: arg, -20...0, "dBTP")
         case "--format": options.sampleType = try rest.outputType(for: arg)
         case "--resampler": options.resampler = try rest.resampler(for: arg)
         case "--app-format": appFormat = try rest.spec(for: arg)
@@ -123,6 +138,7 @@ extension Command {
       guard let mic else { throw .usage("mix needs --mic INPUT") }
       guard let output else { throw .usage("mix needs -o OUTPUT") }
       if app == "-" && mic == "-" { throw .usage("only one input can be standard input") }
+      if options.loudness != nil && output == "-" { throw .usage(Self.loudnessToStdout) }
       options.app = InputSpec(path: app, format: appFormat)
       options.mic = InputSpec(path: mic, format: micFormat)
       options.output = output
@@ -192,6 +208,8 @@ extension Command {
       case "--json": options.json = true
       case "--echo-cancel": options.echoCancellation = EchoCancellation()
       case "--stems": options.stems = try rest.value(for: arg)
+      case "--loudness": options.loudness = try rest.decibels(for: arg, -70...0, "LUFS")
+      case "--true-peak": options.truePeakDB = try rest.decibels(for: arg, -20...0, "dBTP")
       case "-h", "--help": return .help(topic: "replay")
       default:
         try rest.rejectOption(arg)
@@ -215,6 +233,7 @@ extension Command {
       throw .usage("replay needs --app RAW --app-log CSV, --mic RAW --mic-log CSV, or both")
     }
     guard let output else { throw .usage("replay needs -o OUTPUT") }
+    if options.loudness != nil && output == "-" { throw .usage(Self.loudnessToStdout) }
     options.output = output
     options.phase = try Arguments.phase(phase, for: options.resampler)
     let inputs = [options.app?.raw, options.app?.csv, options.mic?.raw, options.mic?.csv]
@@ -261,6 +280,18 @@ struct Arguments {
       throw .usage("\(option) takes a ceiling in dBFS between -60 and 0, not '\(v)'")
     }
     return db
+  }
+
+  mutating func decibels(for option: String, _ range: ClosedRange<Double>, _ unit: String)
+    throws(CLIError) -> Double
+  {
+    let v = try value(for: option)
+    guard let x = Double(v), x.isFinite, range.contains(x) else {
+      throw .usage(
+        "\(option) takes \(unit) between \(Int(range.lowerBound)) and \(Int(range.upperBound)),"
+          + " not '\(v)'")
+    }
+    return x
   }
 
   mutating func fade(for option: String) throws(CLIError) -> Double {

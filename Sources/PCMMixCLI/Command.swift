@@ -2,7 +2,7 @@ import PCMMix
 
 /// What one invocation of `pcm-mix` asks for.
 public enum Command: Equatable, Sendable {
-  case probe(paths: [String], json: Bool)
+  case probe(paths: [String], json: Bool, loudness: Bool = false)
   case convert(ConvertOptions)
   case mix(MixOptions)
   case demo(output: String)
@@ -64,6 +64,10 @@ public struct ConvertOptions: Equatable, Sendable {
   public var channels = 2
   /// The output sample type (`--format`: `s16`, the default, or `f32`).
   public var sampleType: SampleType = .s16
+  /// The integrated loudness (LUFS) to normalize the output to (`--loudness`), if any.
+  public var loudness: Double?
+  /// The true-peak ceiling (dBTP) of `--loudness` (`--true-peak`, default -1).
+  public var truePeakDB = -1.0
   /// The resampler (`--resampler`).
   public var resampler: ResamplerChoice = .standard
   /// The built-in resampler's phase response (default linear: time-aligned at every frequency).
@@ -108,6 +112,10 @@ public struct MixOptions: Equatable, Sendable {
   /// Fades, in milliseconds, at each input's start and end (0, the default: none, the reference
   /// behaviour).
   public var fadeMilliseconds = 0.0
+  /// The integrated loudness (LUFS) to normalize the output to (`--loudness`), if any.
+  public var loudness: Double?
+  /// The true-peak ceiling (dBTP) of `--loudness` (`--true-peak`, default -1).
+  public var truePeakDB = -1.0
   /// Echo cancellation of the mic with the app as the reference (`--echo-cancel`), if on.
   public var echoCancellation: EchoCancellation?
   /// The folder for `app.wav` and `mic.wav`, each source as it enters the mix (`--stems`).
@@ -170,6 +178,10 @@ public struct ReplayOptions: Equatable, Sendable {
   public var phase: PhaseChoice = .linear
   /// What steers the resamplers.
   public var drift: ClockedCapturePipeline.DriftCorrection = .timestamps
+  /// The integrated loudness (LUFS) to normalize the output to (`--loudness`), if any.
+  public var loudness: Double?
+  /// The true-peak ceiling (dBTP) of `--loudness` (`--true-peak`, default -1).
+  public var truePeakDB = -1.0
   /// Echo cancellation of the mic with the app as the reference (`--echo-cancel`), if on.
   public var echoCancellation: EchoCancellation?
   /// The folder for `app.wav` and `mic.wav`, each source as it enters the mix (`--stems`).

@@ -33,7 +33,10 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
       output.discard()
       throw error
     }
-    try output.commit()
+    try LoudnessPass.apply(
+      output, target: options.loudness, truePeakCeiling: options.truePeakDB,
+      type: options.sampleType
+    ).commit()
     return
   }
   let expectedFrames = opened.expectedFrames
@@ -76,7 +79,10 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
   }
   input = reader.join()
   // Outside the do: a failed commit has already removed its temporary file.
-  try output.commit()
+  try LoudnessPass.apply(
+    output, target: options.loudness, truePeakCeiling: options.truePeakDB,
+    type: options.sampleType
+  ).commit()
   if let warning = input?.readWarning {
     console.err(CLIError(.data, input!.path, warning).line + "\n")
   }

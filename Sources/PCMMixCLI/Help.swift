@@ -45,20 +45,22 @@ public enum Help {
     pcm-mix: convert and mix PCM audio the way a capture pipeline does.
 
     usage:
-      pcm-mix probe FILE... [--json]
+      pcm-mix probe FILE... [--json] [--loudness]
       pcm-mix convert INPUT -o OUTPUT [--rate HZ] [--channels 1|2] [--format s16|f32]
                       [--input-format SPEC] [--resampler NAME] [--phase PHASE] [--threads N]
+                      [--loudness LUFS [--true-peak DB]]
       pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ] [--policy POLICY]
                   [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB] [--pad]
                   [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
                   [--resampler NAME] [--phase PHASE] [--echo-cancel] [--stems DIR]
-                  [--report FILE.json] [--json]
+                  [--loudness LUFS [--true-peak DB]] [--report FILE.json] [--json]
       pcm-mix demo [-o OUTPUT]
       pcm-mix replay [--app RAW --app-log CSV] [--mic RAW --mic-log CSV] -o OUTPUT [--pull MS]
                      [--latency MS] [--policy POLICY] [--ceiling DB] [--fade MS]
                      [--app-gain DB] [--mic-gain DB] [--format s16|f32] [--resampler NAME]
                      [--phase PHASE] [--drift off|timestamps|fill] [--echo-cancel]
-                     [--stems DIR] [--report FILE.json] [--json]
+                     [--stems DIR] [--loudness LUFS [--true-peak DB]] [--report FILE.json]
+                     [--json]
       pcm-mix --help | help COMMAND | --version
 
     \(inputs)
@@ -70,7 +72,7 @@ public enum Help {
     """
 
   static let probe = """
-    usage: pcm-mix probe FILE... [--json]
+    usage: pcm-mix probe FILE... [--json] [--loudness]
 
     Prints each file's container (WAV, RF64, BW64, RIFX or CAF) and format: sample type, rate,
     channels, frames, duration. With --json, one JSON object per line with
@@ -88,6 +90,9 @@ public enum Help {
                        "to the end of the file": 0 or 0xFFFFFFFF in WAV, -1 in CAF)
       strayBytes       bytes after the last whole frame of a data chunk whose size is not a
                        whole number of frames (ignored; not a truncation)
+    --loudness reads each file through and adds its loudness (ITU-R BS.1770-4, EBU R128; every
+    channel weighted 1): "loudness": {"integratedLUFS", "rangeLU", "truePeakDBTP" (4x
+    oversampled), "momentaryMaxLUFS"}, null where there is nothing to measure.
     Every file is probed; the exit code is that of the first failure.
     """
 
@@ -95,6 +100,7 @@ public enum Help {
     usage: pcm-mix convert INPUT -o OUTPUT [--rate HZ] [--channels 1|2] [--format s16|f32]
                            [--input-format SPEC] [--resampler NAME]
                            [--phase linear|minimum|capture] [--threads N]
+                           [--loudness LUFS [--true-peak DB]]
 
     Decodes INPUT, maps it to 1 or 2 channels (mono is duplicated, stereo averaged for 1,
     channels past the second dropped), resamples it to HZ (default 48000) with the built-in
@@ -109,6 +115,11 @@ public enum Help {
     \(resamplers)
 
     \(inputs)
+
+    --loudness LUFS normalizes the output to that integrated loudness (ITU-R BS.1770-4, EBU
+    R128; -70 to 0) in a second pass over the finished file, through the limiter, keeping the
+    true peak (4x oversampled) at or below --true-peak DB (default -1 dBTP). It needs an output
+    file, not standard output.
     """
 
   static let mix = """
@@ -117,7 +128,7 @@ public enum Help {
                        [--app-gain DB] [--mic-gain DB] [--pad] [--format s16|f32]
                        [--app-format SPEC] [--mic-format SPEC] [--resampler NAME]
                        [--phase linear|minimum|capture] [--echo-cancel] [--stems DIR]
-                       [--report FILE.json] [--json]
+                       [--loudness LUFS [--true-peak DB]] [--report FILE.json] [--json]
 
     Converts both inputs to HZ (default 48000) stereo and mixes them: average (default),
     (a + b) / 2, bit-exact with C's integer average on int16; saturate, a + b clamped; or
@@ -138,6 +149,11 @@ public enum Help {
     (seconds), an ERLE estimate (dB), the share of double talk, whether it stayed bypassed.
     --stems DIR writes DIR/app.wav and DIR/mic.wav (made if missing): each source as it enters
     the mix (at its gain, the echo cancelled), stereo at the output's rate, on the output's timeline.
+
+    --loudness LUFS normalizes the output to that integrated loudness (ITU-R BS.1770-4, EBU
+    R128; -70 to 0) in a second pass over the finished file, through the limiter, keeping the
+    true peak (4x oversampled) at or below --true-peak DB (default -1 dBTP). It needs an output
+    file, not standard output.
 
     \(resamplers)
 
@@ -161,7 +177,8 @@ public enum Help {
                           [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB]
                           [--format s16|f32] [--resampler NAME]
                           [--phase linear|minimum|capture] [--drift off|timestamps|fill]
-                          [--echo-cancel] [--stems DIR] [--report FILE.json] [--json]
+                          [--echo-cancel] [--stems DIR] [--loudness LUFS [--true-peak DB]]
+                          [--report FILE.json] [--json]
 
     Replays a capture log of the app source, the mic source or both through the clocked capture
     pipeline, as a live capture would have run it, and writes the 48 kHz stereo output on the
@@ -219,6 +236,11 @@ public enum Help {
     (seconds), an ERLE estimate (dB), the share of double talk, whether it stayed bypassed.
     --stems DIR writes DIR/app.wav and DIR/mic.wav (made if missing): each source as it enters
     the mix (at its gain, the echo cancelled), stereo at the output's rate, on the output's timeline (frame k is host time t0 + k / 48000).
+
+    --loudness LUFS normalizes the output to that integrated loudness (ITU-R BS.1770-4, EBU
+    R128; -70 to 0) in a second pass over the finished file, through the limiter, keeping the
+    true peak (4x oversampled) at or below --true-peak DB (default -1 dBTP). It needs an output
+    file, not standard output.
 
     A malformed log is refused with 65 naming FILE:LINE. A raw file that ends inside a row's
     buffer, or holds bytes after the last row's, is a log cut short (a killed extension): every

@@ -97,7 +97,10 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
   }
   // Outside the do: a failed commit has already removed its temporary file.
   do throws(CLIError) {
-    try output.commit()
+    try LoudnessPass.apply(
+      output, target: options.loudness, truePeakCeiling: options.truePeakDB,
+      type: options.sampleType
+    ).commit()
   } catch {
     reportFile?.discard()
     stems?.discard()

@@ -87,10 +87,14 @@ struct OutputFile {
 /// a trap (SIGILL, SIGTRAP, SIGABRT, SIGSEGV, SIGBUS): no failure leaves a partial file.
 enum TempFiles {
   nonisolated(unsafe) static var counter = 0
-  /// C strings the signal handler unlinks; only touched by the main thread and the handler.
-  nonisolated(unsafe) static var paths:
-    (UnsafeMutablePointer<CChar>?, UnsafeMutablePointer<CChar>?) =
-      (nil, nil)
+  /// C strings the signal handler unlinks (an output, its report, two stems, a loudness pass's
+  /// second output: at most eight at once); only touched by the main thread and the handler.
+  static let slots = 8
+  nonisolated(unsafe) static let paths: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?> = {
+    let p = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: slots)
+    p.initialize(repeating: nil, count: slots)
+    return p
+  }()
   nonisolated(unsafe) static var installed = false
 
   static func register(_ path: String) {
@@ -103,25 +107,28 @@ enum TempFiles {
         if let previous, unsafeBitCast(previous, to: Int.self) == ignore { signal(sig, previous) }
       }
     }
-    let c = strdup(path)
-    if paths.0 == nil { paths.0 = c } else { paths.1 = c }
+    for i in 0..<slots where paths[i] == nil {
+      paths[i] = strdup(path)
+      return
+    }
   }
 
   static func unregister(_ path: String) {
-    if let p = paths.0, String(cString: p) == path {
-      paths.0 = nil
-      free(p)
-    } else if let p = paths.1, String(cString: p) == path {
-      paths.1 = nil
-      free(p)
+    for i in 0..<slots {
+      if let p = paths[i], String(cString: p) == path {
+        paths[i] = nil
+        free(p)
+        return
+      }
     }
   }
 }
 
 /// Unlinks pending temporary files, then dies of the same signal.
 private func _onSignal(_ sig: Int32) {
-  if let p = TempFiles.paths.0 { unlink(p) }
-  if let p = TempFiles.paths.1 { unlink(p) }
+  for i in 0..<TempFiles.slots {
+    if let p = TempFiles.paths[i] { unlink(p) }
+  }
   signal(sig, SIG_DFL)
   raise(sig)
 }

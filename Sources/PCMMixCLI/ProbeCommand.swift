@@ -2,13 +2,38 @@ import PCMMix
 
 /// `pcm-mix probe`: each file's container and format on a line, or a JSON object per line;
 /// returns the exit code of the first failure, after probing every file.
-func probe(_ paths: [String], json: Bool, console: Console) -> Int32 {
+func probe(_ paths: [String], json: Bool, loudness: Bool = false, console: Console) -> Int32 {
   var status: Int32 = 0
   for path in paths {
     do throws(CLIError) {
       var input = try InputFile.open(InputSpec(path: path))
       defer { input.close() }
       var frames = input.expectedFrames
+      var meter: LoudnessMeter?
+      if loudness {
+        // Read through once, measuring (and counting, for a pipe).
+        let f = input.format
+        var m = LoudnessMeter(rate: f.sampleRate, channelCount: f.channelCount)
+        let perRead = max(1, 16_384 / f.channelCount)
+        let bytes = UnsafeMutableRawBufferPointer.allocate(
+          byteCount: perRead * f.bytesPerFrame, alignment: 16)
+        defer { bytes.deallocate() }
+        var samples = [Float](repeating: 0, count: perRead * f.channelCount)
+        var total = 0
+        while true {
+          let n = try input.read(into: bytes)
+          if n == 0 { break }
+          samples.withUnsafeMutableBufferPointer { out in
+            PCMDecoder.decode(
+              UnsafeRawBufferPointer(bytes), format: f, totalFrames: n, frames: 0..<n,
+              outputChannels: f.channelCount, into: out)
+            m.process(out.baseAddress!, frames: n)
+          }
+          total += n
+        }
+        frames = frames ?? total
+        meter = m
+      }
       if frames == nil {
         // A pipe: count by reading through.
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 65_536, alignment: 16)
@@ -34,6 +59,13 @@ func probe(_ paths: [String], json: Bool, console: Console) -> Int32 {
         line += "\"dataOffset\":\(input.dataOffset),\"truncated\":\(truncated)"
         if let claimed = input.claimedFrames { line += ",\"claimedFrames\":\(claimed)" }
         line += ",\"strayBytes\":\(input.strayBytes)"
+        if let meter {
+          func number(_ x: Double) -> String { x.isFinite ? "\(x)" : "null" }
+          line += ",\"loudness\":{\"integratedLUFS\":\(number(meter.integrated)),"
+          line += "\"rangeLU\":\(number(meter.range)),"
+          line += "\"truePeakDBTP\":\(number(meter.truePeakDB)),"
+          line += "\"momentaryMaxLUFS\":\(number(meter.momentaryMax))}"
+        }
         console.out(line + "}\n")
       } else {
         var line = "\(path): \(container) \(input.sampleTypeSpelling)"
@@ -46,6 +78,13 @@ func probe(_ paths: [String], json: Bool, console: Console) -> Int32 {
         }
         if input.strayBytes > 0 {
           line += ", \(input.strayBytes) stray byte(s) after the last frame"
+        }
+        if let meter {
+          func lu(_ x: Double) -> String {
+            x.isFinite ? String(Int((x * 10).rounded())).tenths : "-inf"
+          }
+          line += "; \(lu(meter.integrated)) LUFS integrated, LRA \(lu(meter.range)) LU, true peak"
+          line += " \(lu(meter.truePeakDB)) dBTP, momentary max \(lu(meter.momentaryMax)) LUFS"
         }
         console.out(line + "\n")
       }
@@ -84,4 +123,14 @@ public func jsonString(_ s: String) -> String {
     }
   }
   return r + "\""
+}
+
+extension String {
+  /// An integer count of tenths (as a string) written with its decimal point: "-231" → "-23.1".
+  var tenths: String {
+    let negative = hasPrefix("-")
+    var digits = negative ? String(dropFirst()) : self
+    while digits.count < 2 { digits = "0" + digits }
+    return (negative ? "-" : "") + digits.dropLast() + "." + digits.suffix(1)
+  }
 }

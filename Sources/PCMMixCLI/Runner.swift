@@ -13,8 +13,8 @@ public func runCLI(_ args: ArraySlice<String>, console: Console = .standard) -> 
     case .version:
       console.out(Help.version + "\n")
       return 0
-    case .probe(let paths, let json):
-      return probe(paths, json: json, console: console)
+    case .probe(let paths, let json, let loudness):
+      return probe(paths, json: json, loudness: loudness, console: console)
     case .convert(let options):
       try convert(options, console: console)
     case .mix(let options):

@@ -1,0 +1,131 @@
+import Foundation
+import Testing
+
+@testable import PCMMix
+
+/// `LoudnessMeter` against libebur128 (and pyloudnorm) on EBU Tech 3341 / 3342 style signals:
+/// `TestVectors/loudness/manifest.json` holds their measurements (`generate.py`).
+@Suite struct LoudnessMeterTests {
+  static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+      "TestVectors/loudness")
+
+  struct Case: Sendable, CustomTestStringConvertible {
+    var name: String
+    var entry: [String: JSONValue]
+    var testDescription: String { name }
+  }
+
+  /// A JSON value of the manifest (numbers, strings, arrays).
+  enum JSONValue: Sendable {
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+
+    init?(_ any: Any) {
+      if let n = any as? NSNumber {
+        self = .number(n.doubleValue)
+      } else if let s = any as? String {
+        self = .string(s)
+      } else if let a = any as? [Any] {
+        self = .array(a.compactMap(JSONValue.init))
+      } else {
+        return nil
+      }
+    }
+
+    var number: Double? { if case .number(let n) = self { n } else { nil } }
+  }
+
+  static let cases: [Case] = {
+    guard let data = try? Data(contentsOf: folder.appendingPathComponent("manifest.json")),
+      let object = try? JSONSerialization.jsonObject(with: data) as? [String: [String: Any]]
+    else { return [] }
+    return object.keys.sorted().map { name in
+      Case(name: name, entry: object[name]!.compactMapValues(JSONValue.init))
+    }
+  }()
+
+  /// The case's signal, interleaved: its sine segments made as `generate.py` makes them, or its
+  /// file.
+  static func signal(_ c: Case) throws -> (samples: [Float], rate: Int, channels: Int) {
+    let rate = Int(c.entry["rate"]!.number!)
+    let channels = Int(c.entry["channels"]!.number!)
+    if case .string(let file) = c.entry["file"] {
+      var reader = try AudioFileReader(
+        source: MemorySource(
+          [UInt8](try Data(contentsOf: folder.appendingPathComponent(file)))))
+      var samples: [Float] = []
+      var block = [Float](repeating: 0, count: 4_096 * reader.format.channelCount)
+      while true {
+        let n = try block.withUnsafeMutableBufferPointer { try reader.readFloat(into: $0) }
+        if n == 0 { break }
+        samples += block[..<(n * reader.format.channelCount)]
+      }
+      return (samples, rate, channels)
+    }
+    let frequency = c.entry["frequency"]?.number ?? 1_000
+    let phase = c.entry["phase"]?.number ?? 0
+    let am = c.entry["am"]?.number
+    guard case .array(let segments) = c.entry["segments"] else { return ([], rate, channels) }
+    var samples: [Float] = []
+    var offset = 0
+    for case .array(let pair) in segments {
+      let (seconds, dbfs) = (pair[0].number!, pair[1].number!)
+      let n = Int(Double(rate) * seconds)
+      let amplitude = pow(10, dbfs / 20)
+      for i in 0..<n {
+        let t = Double(offset + i) / Double(rate)
+        var x = amplitude * sin(2 * Double.pi * frequency * t + phase)
+        if let am { x *= 0.6 + 0.4 * sin(2 * Double.pi * am * t) }
+        for _ in 0..<channels { samples.append(Float(x)) }
+      }
+      offset += n
+    }
+    return (samples, rate, channels)
+  }
+
+  @Test(arguments: cases)
+  func agreesWithLibebur128(_ c: Case) throws {
+    let (samples, rate, channels) = try Self.signal(c)
+    #expect(!samples.isEmpty)
+    var meter = LoudnessMeter(rate: rate, channelCount: channels)
+    // In uneven pieces, as a stream arrives.
+    var at = 0
+    var piece = 1
+    samples.withUnsafeBufferPointer { s in
+      while at < samples.count / channels {
+        let n = min(piece, samples.count / channels - at)
+        meter.process(s.baseAddress! + at * channels, frames: n)
+        at += n
+        piece = piece * 3 % 4_801 + 1
+      }
+    }
+    let integrated = c.entry["integratedLUFS"]!.number!
+    #expect(abs(meter.integrated - integrated) <= 0.2, "integrated \(meter.integrated)")
+    if let pyloudnorm = c.entry["pyloudnormIntegratedLUFS"]?.number {
+      #expect(abs(meter.integrated - pyloudnorm) <= 0.2, "pyloudnorm \(pyloudnorm)")
+    }
+    #expect(abs(meter.range - c.entry["rangeLU"]!.number!) <= 1, "range \(meter.range)")
+    let truePeak = c.entry["truePeakDBTP"]!.number!
+    #expect(abs(meter.truePeakDB - truePeak) <= 0.2, "true peak \(meter.truePeakDB)")
+    let momentary = c.entry["momentaryMaxLUFS"]!.number!
+    #expect(abs(meter.momentaryMax - momentary) <= 0.2, "momentary max \(meter.momentaryMax)")
+  }
+
+  @Test func silenceMeasuresNothingAndTheCoefficientsMatchTheRecommendation() {
+    var meter = LoudnessMeter(rate: 48_000, channelCount: 2)
+    let zeros = [Float](repeating: 0, count: 96_000)
+    zeros.withUnsafeBufferPointer { meter.process($0.baseAddress!, frames: 48_000) }
+    #expect(meter.integrated == -.infinity)
+    #expect(meter.range == 0)
+    #expect(meter.truePeakDB == -.infinity)
+    // BS.1770-4's table for 48 kHz.
+    let shelf = [1.535_124_859_586_97, -2.691_696_189_406_38, 1.198_392_810_852_85]
+    let shelfA = [-1.690_659_293_182_41, 0.732_480_774_215_85]
+    for (i, b) in shelf.enumerated() { #expect(abs(meter.shelf[i] - b) < 1e-6) }
+    for (i, a) in shelfA.enumerated() { #expect(abs(meter.shelf[3 + i] - a) < 1e-6) }
+    #expect(abs(meter.highPass[3] - -1.990_047_454_833_98) < 1e-6)
+    #expect(abs(meter.highPass[4] - 0.990_072_250_366_21) < 1e-6)
+  }
+}
