@@ -66,10 +66,10 @@ def echo_section(echo):
               " each source, then a 10 ms pull; append + pull, CPU of the thread):", "",
               "| echo cancellation | pull p50 µs | pull p99 µs | allocations | bytes held |",
               "|---|---|---|---|---|"]
-    for state in ("off", "on"):
+    for state, label in (("off", "off"), ("on", "on"), ("loudness", "off, loudness meter on")):
         m = echo.get(f"pipeline/{state}")
         if m:
-            lines.append(f"| {state} | {f(m['pull_p50'])} | {f(m['pull_p99'])} |"
+            lines.append(f"| {label} | {f(m['pull_p50'])} | {f(m['pull_p99'])} |"
                          f" {int(m['allocations'])} | {int(m['retained']):,} |")
     lines.append("")
     return lines

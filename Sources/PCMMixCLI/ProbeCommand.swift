@@ -14,21 +14,9 @@ func probe(_ paths: [String], json: Bool, loudness: Bool = false, console: Conso
         // Read through once, measuring (and counting, for a pipe).
         let f = input.format
         var m = LoudnessMeter(rate: f.sampleRate, channelCount: f.channelCount)
-        let perRead = max(1, 16_384 / f.channelCount)
-        let bytes = UnsafeMutableRawBufferPointer.allocate(
-          byteCount: perRead * f.bytesPerFrame, alignment: 16)
-        defer { bytes.deallocate() }
-        var samples = [Float](repeating: 0, count: perRead * f.channelCount)
         var total = 0
-        while true {
-          let n = try input.read(into: bytes)
-          if n == 0 { break }
-          samples.withUnsafeMutableBufferPointer { out in
-            PCMDecoder.decode(
-              UnsafeRawBufferPointer(bytes), format: f, totalFrames: n, frames: 0..<n,
-              outputChannels: f.channelCount, into: out)
-            m.process(out.baseAddress!, frames: n)
-          }
+        try LoudnessPass.forEachBlock(&input) { block, n in
+          m.process(block, frames: n)
           total += n
         }
         frames = frames ?? total

@@ -3,7 +3,9 @@
 
 Writes `manifest.json` (and the one signal that is not a sine, a WAV) with what libebur128 (Debian libebur128-dev,
 through ctypes) measures of each: integrated loudness, loudness range, true peak (the larger
-channel's) and the largest momentary loudness (read every 100 ms); and pyloudnorm's integrated
+channel's), the largest momentary loudness (read every 100 ms), and the momentary and short-term
+loudness at every whole second from 3 s on ("live": [seconds, momentary, short-term], -999 for
+-inf); and pyloudnorm's integrated
 loudness (PyPI) as a second opinion. The signals follow EBU Tech 3341 and 3342 where they can
 be generated here (sines at set levels and sequences of them), plus noise at stepped levels at
 44.1 kHz and a quarter-rate sine whose true peak lies between the samples.
@@ -22,6 +24,7 @@ lib.ebur128_add_frames_float.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.
 lib.ebur128_loudness_global.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_double)]
 lib.ebur128_loudness_range.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_double)]
 lib.ebur128_loudness_momentary.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_double)]
+lib.ebur128_loudness_shortterm.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_double)]
 lib.ebur128_true_peak.argtypes = [ctypes.c_void_p, ctypes.c_uint, ctypes.POINTER(ctypes.c_double)]
 lib.ebur128_destroy.argtypes = [ctypes.POINTER(ctypes.c_void_p)]
 
@@ -32,13 +35,20 @@ def measure(x, rate):
     x = np.ascontiguousarray(x, dtype=np.float32)
     step = rate // 10
     mmax = -np.inf
-    for i in range(0, len(x), step):
+    live = []
+    for k, i in enumerate(range(0, len(x), step)):
         part = x[i:i + step]
         lib.ebur128_add_frames_float(st, part.ctypes.data_as(ctypes.POINTER(ctypes.c_float)), len(part))
         if i + step >= rate * 4 // 10:
             m = ctypes.c_double()
             lib.ebur128_loudness_momentary(st, ctypes.byref(m))
             mmax = max(mmax, m.value)
+        if (k + 1) % 10 == 0 and (k + 1) >= 30:
+            # Every whole second from 3 s on: the momentary and short-term loudness then.
+            m, s_ = ctypes.c_double(), ctypes.c_double()
+            lib.ebur128_loudness_momentary(st, ctypes.byref(m))
+            lib.ebur128_loudness_shortterm(st, ctypes.byref(s_))
+            live.append([(k + 1) / 10, m.value, s_.value])
     i_, lra = ctypes.c_double(), ctypes.c_double()
     lib.ebur128_loudness_global(st, ctypes.byref(i_))
     lib.ebur128_loudness_range(st, ctypes.byref(lra))
@@ -49,7 +59,7 @@ def measure(x, rate):
         tp = max(tp, v.value)
     p = ctypes.c_void_p(st)
     lib.ebur128_destroy(ctypes.byref(p))
-    return i_.value, lra.value, 20 * np.log10(tp), mmax
+    return i_.value, lra.value, 20 * np.log10(tp), mmax, live
 
 
 def sine(rate, seconds, dbfs, freq=1000.0, phase=0.0):
@@ -113,10 +123,12 @@ specs["noise_steps_44100"] = dict(rate=44100, channels=1, file="noise_steps_4410
 manifest = {}
 for name, (x, rate) in signals.items():
     x = x.astype(np.float32)
-    i_, lra, tp, mmax = measure(x, rate)
+    i_, lra, tp, mmax, live = measure(x, rate)
     entry = dict(specs[name])
     entry.update({"integratedLUFS": i_, "rangeLU": lra, "truePeakDBTP": float(tp),
-                  "momentaryMaxLUFS": mmax})
+                  "momentaryMaxLUFS": mmax,
+                  "live": [[t, m if np.isfinite(m) else -999.0, s_ if np.isfinite(s_) else -999.0]
+                           for t, m, s_ in live]})
     try:
         import pyloudnorm
         entry["pyloudnormIntegratedLUFS"] = float(

@@ -113,6 +113,61 @@ import Testing
     #expect(abs(meter.momentaryMax - momentary) <= 0.2, "momentary max \(meter.momentaryMax)")
   }
 
+  @Test(arguments: cases)
+  func liveReadingsAgreeWithLibebur128EverySecond(_ c: Case) throws {
+    let (samples, rate, channels) = try Self.signal(c)
+    guard case .array(let live) = c.entry["live"] else {
+      Issue.record("no live readings in the manifest")
+      return
+    }
+    var meter = LoudnessMeter(rate: rate, channelCount: channels)
+    var fed = 0
+    var compared = 0
+    for case .array(let row) in live {
+      let (t, momentary, shortTerm) = (row[0].number!, row[1].number!, row[2].number!)
+      let until = Int((t * Double(rate)).rounded())
+      samples.withUnsafeBufferPointer { s in
+        meter.process(s.baseAddress! + fed * channels, frames: until - fed)
+      }
+      fed = until
+      let reading = meter.reading
+      if momentary > -70 {
+        #expect(abs(reading.momentaryLUFS - momentary) <= 0.2, "momentary at \(t) s")
+        compared += 1
+      }
+      if shortTerm > -70 {
+        #expect(abs(reading.shortTermLUFS - shortTerm) <= 0.2, "short-term at \(t) s")
+        compared += 1
+      }
+    }
+    #expect(compared > 0)
+  }
+
+  @Test func thePipelineMetersWhatItPulls() throws {
+    var c = ClockedCapturePipeline.Configuration()
+    c.meterLoudness = true
+    c.policy = .limit
+    c.origin = MediaTime(value: 0, timescale: 48_000)
+    let d = StreamDescription(PCMFormat(sampleRate: 48_000, channelCount: 1, sampleType: .f32))
+    var p = try ClockedCapturePipeline(c, app: d, mic: d)
+    var standalone = LoudnessMeter(rate: 48_000, channelCount: 2)
+    var out = [Float](repeating: 0, count: 960)
+    for k in 0..<600 {
+      let tone = (0..<480).map { i in Float(0.1 * sin(Double(k * 480 + i) * 0.0654)) }
+      let time = MediaTime(value: Int64(k * 480), timescale: 48_000)
+      try tone.withUnsafeBytes { try p.append(.app, $0, description: d, time: time) }
+      try tone.withUnsafeBytes { try p.append(.mic, $0, description: d, time: time) }
+      let status = out.withUnsafeMutableBufferPointer { p.pull(into: $0) }
+      if status.phase == .running {
+        out.withUnsafeBufferPointer { standalone.process($0.baseAddress!, frames: 480) }
+      }
+    }
+    let reading = try #require(p.loudness)
+    #expect(reading == standalone.reading)
+    #expect(reading.integratedLUFS > -30 && reading.integratedLUFS < -10)
+    #expect(reading.truePeakDBTP <= 0)
+  }
+
   @Test func silenceMeasuresNothingAndTheCoefficientsMatchTheRecommendation() {
     var meter = LoudnessMeter(rate: 48_000, channelCount: 2)
     let zeros = [Float](repeating: 0, count: 96_000)

@@ -231,10 +231,14 @@ enum EchoBench {
     table.start(
       "Echo cancellation in ClockedCapturePipeline (\(scene.name), 10 ms stamped f32 buffers of"
         + " each source, then a 10 ms pull; append + pull timed, CPU of this thread)")
-    for on in [false, true] {
+    for (key, name) in [
+      ("off", "echo cancellation off"), ("on", "echo cancellation on"),
+      ("loudness", "loudness meter on (no echo)"),
+    ] {
       var c = ClockedCapturePipeline.Configuration()
       c.policy = .limit
-      c.echoCancellation = on ? EchoCancellation() : nil
+      c.echoCancellation = key == "on" ? EchoCancellation() : nil
+      c.meterLoudness = key == "loudness"
       c.origin = MediaTime(value: 0, timescale: 48_000)
       let d = StreamDescription(PCMFormat(sampleRate: 48_000, channelCount: 1, sampleType: .f32))
       guard var p = try? ClockedCapturePipeline(c, app: d, mic: d) else { continue }
@@ -271,17 +275,16 @@ enum EchoBench {
       times.sort()
       let p50 = times[times.count / 2]
       let p99 = times[min(times.count - 1, times.count * 99 / 100)]
-      let name = on ? "echo cancellation on" : "echo cancellation off"
       table.row([
         name, fixed(p50, 1), fixed(p99, 1), allocCounterWorks ? "\(allocations)" : "n/a",
         fixed(Double(p.retainedBytes) / 1024, 0),
       ])
-      report.record(section, "pipeline/\(on ? "on" : "off")", "pull_p50", p50, "us")
-      report.record(section, "pipeline/\(on ? "on" : "off")", "pull_p99", p99, "us")
+      report.record(section, "pipeline/\(key)", "pull_p50", p50, "us")
+      report.record(section, "pipeline/\(key)", "pull_p99", p99, "us")
       report.record(
-        section, "pipeline/\(on ? "on" : "off")", "allocations", Double(allocations), "count")
+        section, "pipeline/\(key)", "allocations", Double(allocations), "count")
       report.record(
-        section, "pipeline/\(on ? "on" : "off")", "retained", Double(p.retainedBytes), "bytes")
+        section, "pipeline/\(key)", "retained", Double(p.retainedBytes), "bytes")
     }
   }
 }

@@ -128,6 +128,12 @@ void pcmmix_core_encode_s16(const float *src, long count, void *dst, int swap);
 void pcmmix_core_mix_measure(float *out, const float *a, const float *b, long n, float ga,
                              float gb, float scale, int *magnitude_bits, double *sums);
 
+/// The largest magnitude of `frames` samples (every `stride`-th float of `x`, one channel)
+/// oversampled 4×, and `peak`: each sample goes into `history` (2 × `taps` floats, a doubled
+/// ring at `*at`), then y[p] = Σ_j coefficients[4j + p] · x[n − j] for the four phases.
+float pcmmix_core_true_peak4(const float *x, long frames, long stride, const float *coefficients,
+                             long taps, float *history, long *at, float peak);
+
 #ifdef __cplusplus
 }
 #endif

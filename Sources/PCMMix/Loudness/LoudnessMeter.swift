@@ -1,3 +1,5 @@
+import CPCMMixCore
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -45,8 +47,15 @@ package struct LoudnessMeter {
   let interpolator: [Double]
   var history: [Double]
   var historyAt = 0
+  /// At 4×, the C kernel's: coefficients as [tap][phase] in Float, a Float history per channel
+  /// (2 × taps) and its position.
+  let coefficients4: [Float]
+  var history4: [Float]
+  var at4: [Int]
   package private(set) var truePeak = 0.0
   package private(set) var momentaryMax = -Double.infinity
+  /// The integrated loudness as of the last 100 ms step (see ``integrated``), for live readings.
+  package private(set) var integratedSoFar = -Double.infinity
 
   static let lowest = -70.0
   static let highest = 5.0
@@ -104,6 +113,13 @@ package struct LoudnessMeter {
     }
     interpolator = phases
     history = [Double](repeating: 0, count: 2 * taps * channelCount)
+    var c4 = [Float](repeating: 0, count: oversampling == 4 ? 4 * taps : 0)
+    if oversampling == 4 {
+      for j in 0..<taps { for p in 0..<4 { c4[4 * j + p] = Float(phases[p * taps + j]) } }
+    }
+    coefficients4 = c4
+    history4 = [Float](repeating: 0, count: 2 * taps * channelCount)
+    at4 = [Int](repeating: 0, count: channelCount)
   }
 
   /// 10^x (for callers without the C math library in scope).
@@ -163,6 +179,24 @@ package struct LoudnessMeter {
   /// Oversamples `frames` frames and keeps the largest magnitude.
   mutating func peaks(_ x: UnsafePointer<Float>, frames: Int) {
     let ch = channelCount
+    if oversampling == 4 {
+      // The usual case (below 96 kHz): the C kernel, channel by channel.
+      let t = taps
+      var peak = Float(truePeak)
+      coefficients4.withUnsafeBufferPointer { c in
+        history4.withUnsafeMutableBufferPointer { h in
+          at4.withUnsafeMutableBufferPointer { a in
+            for channel in 0..<ch {
+              peak = pcmmix_core_true_peak4(
+                x + channel, frames, ch, c.baseAddress!, t, h.baseAddress! + channel * 2 * t,
+                a.baseAddress! + channel, peak)
+            }
+          }
+        }
+      }
+      truePeak = Double(peak)
+      return
+    }
     let (t, l) = (taps, oversampling)
     var peak = truePeak
     history.withUnsafeMutableBufferPointer { hist in
@@ -206,6 +240,7 @@ package struct LoudnessMeter {
       if let b = Self.bin(l) {
         blockEnergy[b] += e
         blockCount[b] += 1
+        integratedSoFar = integrated
       }
     }
     // Short-term values for the range every second (3 s windows overlapping by 2 s, as
@@ -283,6 +318,38 @@ package struct LoudnessMeter {
     return percentile(0.95) - percentile(0.10)
   }
 
+  /// Bytes held.
+  package var retainedBytes: Int {
+    8
+      * (state.count + steps.count + blockEnergy.count + shortEnergy.count + interpolator.count
+        + history.count + 10) + 8 * (blockCount.count + shortCount.count + at4.count)
+      + 4 * (coefficients4.count + history4.count)
+  }
+
   /// The true peak in dBTP (−∞ for silence).
   package var truePeakDB: Double { truePeak > 0 ? 20 * log10(truePeak) : -.infinity }
+}
+
+/// Loudness of a stream as it plays (ITU-R BS.1770-4, EBU R128), for a meter in an app's UI:
+/// what a ``ClockedCapturePipeline`` with ``ClockedCapturePipeline/Configuration/meterLoudness``
+/// measures of its output. Values are −∞ until there is audio enough (400 ms, 3 s) above the
+/// −70 LUFS gate.
+public struct LoudnessReading: Equatable, Sendable {
+  /// Loudness of the last 400 ms (LUFS).
+  public var momentaryLUFS: Double
+  /// Loudness of the last 3 s (LUFS).
+  public var shortTermLUFS: Double
+  /// Integrated loudness since the start (LUFS, gated), as of the last 100 ms.
+  public var integratedLUFS: Double
+  /// The largest true peak since the start (dBTP, 4× oversampled).
+  public var truePeakDBTP: Double
+}
+
+extension LoudnessMeter {
+  /// The live reading.
+  package var reading: LoudnessReading {
+    LoudnessReading(
+      momentaryLUFS: momentary, shortTermLUFS: shortTerm, integratedLUFS: integratedSoFar,
+      truePeakDBTP: truePeakDB)
+  }
 }

@@ -85,6 +85,12 @@ extension ClockedCapturePipeline {
     /// off). See ``EchoCancellation``: the mic is cleaned where it lies on the timeline, so the
     /// output gains no delay; with no echo to cancel (headphones) it passes unchanged.
     public var echoCancellation: EchoCancellation?
+    /// Whether the output's loudness is metered (default `false`): momentary, short-term and
+    /// integrated loudness and the true peak, read from ``ClockedCapturePipeline/loudness``
+    /// (and `RealtimeCapturePipeline.Statistics.loudness`), over the pulls that run (not the
+    /// silence given while starting or holding). It costs a 10 ms pull a few microseconds on
+    /// the benchmark machine (`pcm-mix-bench --filter echo/pipeline`) and allocates nothing.
+    public var meterLoudness = false
 
     /// Creates a configuration with `resampler` (`nil`: the built-in steerable one at
     /// `balanced`) and the defaults below.

@@ -75,6 +75,7 @@ extension ClockedCapturePipeline {
         } else {
           output.finish(r.block, frames: n)
         }
+        loudnessMeter?.process(r.block, frames: n)
         emit(done, r.block, n)
         done += n
       }

@@ -58,6 +58,8 @@ public struct ClockedCapturePipeline {
   var echo: EchoStage?
   /// Each source as it enters the mix, when kept (see ``keepStems()``).
   var stems: Stems?
+  /// The output's loudness, when metered.
+  var loudnessMeter: LoudnessMeter?
 
   /// Creates a pipeline and prepares it for the formats the capture will deliver (either may be
   /// `nil`): every prepared rate's resampler is made now, so no callback builds a filter.
@@ -100,6 +102,7 @@ public struct ClockedCapturePipeline {
       policy: c.policy, ceilingDB: c.ceilingDB,
       lookaheadFrames: c.policy == .limit ? c.outputRate / 1000 : 0, sampleRate: c.outputRate)
     echo = c.echoCancellation.map { EchoStage(rate: c.outputRate, settings: $0) }
+    if c.meterLoudness { loudnessMeter = LoudnessMeter(rate: c.outputRate, channelCount: 2) }
   }
 
   /// Takes one buffer of `side`'s audio, stamped with the host time of its first frame (or
@@ -251,8 +254,11 @@ public struct ClockedCapturePipeline {
   public var retainedBytes: Int {
     app.retainedBytes + mic.retainedBytes
       + (scratchA.capacity + scratchB.capacity + scratchC.capacity) * 4
-      + (echo?.retainedBytes ?? 0)
+      + (echo?.retainedBytes ?? 0) + (loudnessMeter?.retainedBytes ?? 0)
   }
+
+  /// The output's loudness as of the last pull (`nil` unless ``Configuration/meterLoudness``).
+  public var loudness: LoudnessReading? { loudnessMeter?.reading }
 
   /// What the echo canceller is doing (`nil` when ``Configuration/echoCancellation`` is off).
   public var echoStatistics: EchoStatistics? { echo?.canceller.statistics }

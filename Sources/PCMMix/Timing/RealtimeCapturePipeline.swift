@@ -66,6 +66,8 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     public var origin: MediaTime?
     /// The echo canceller's state, when it is configured.
     public var echo: EchoStatistics?
+    /// The output's loudness, when metered (``ClockedCapturePipeline/Configuration/meterLoudness``).
+    public var loudness: LoudnessReading?
   }
 
   private let rings: (app: HandoffRing, mic: HandoffRing)
@@ -340,9 +342,10 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
     let retained = pipeline.retainedBytes + rings.app.capacity + rings.mic.capacity
     let meters = pipeline.meters
     let (refused, origin, echo) = (refusedAtPull, pipeline.origin, pipeline.echoStatistics)
+    let loudness = pipeline.loudness
     _ = published.withLockIfAvailable { s in
       (s.app, s.mic, s.clock, s.retainedBytes, s.meters) = (app, mic, clock, retained, meters)
-      (s.refusedAtPull, s.origin, s.echo) = (refused, origin, echo)
+      (s.refusedAtPull, s.origin, s.echo, s.loudness) = (refused, origin, echo, loudness)
     }
     return status
   }
