@@ -88,7 +88,7 @@ extension ClockedCapturePipeline {
     /// Whether the output's loudness is metered (default `false`): momentary, short-term and
     /// integrated loudness and the true peak, read from ``ClockedCapturePipeline/loudness``
     /// (and `RealtimeCapturePipeline.Statistics.loudness`), over the pulls that run (not the
-    /// silence given while starting or holding). It costs a 10 ms pull a few microseconds on
+    /// silence given while starting or holding). It costs a 10 ms pull about 10 µs on
     /// the benchmark machine (`pcm-mix-bench --filter echo/pipeline`) and allocates nothing.
     public var meterLoudness = false
 
