@@ -207,6 +207,7 @@ extension Command {
       case "--report": options.report = try rest.value(for: arg)
       case "--json": options.json = true
       case "--echo-cancel": options.echoCancellation = EchoCancellation()
+      case "--duck": options.ducking = try rest.ducking()
       case "--stems": options.stems = try rest.value(for: arg)
       case "--loudness": options.loudness = try rest.decibels(for: arg, -70...0, "LUFS")
       case "--true-peak": options.truePeakDB = try rest.decibels(for: arg, -20...0, "dBTP")
@@ -252,6 +253,19 @@ struct Arguments {
   init(_ args: ArraySlice<String>) { self.args = args }
 
   mutating func next() -> String? { args.popFirst() }
+
+  /// `--duck [DEPTH_DB]`: the ducking, with the depth when the next argument is a number.
+  mutating func ducking() throws(CLIError) -> Ducking {
+    var d = Ducking()
+    if let v = args.first, let depth = Double(v) {
+      args.removeFirst()
+      guard depth.isFinite, (0...60).contains(depth) else {
+        throw .usage("--duck takes a depth in dB from 0 to 60, not '\(v)'")
+      }
+      d.depthDB = depth
+    }
+    return d
+  }
 
   mutating func value(for option: String) throws(CLIError) -> String {
     guard let v = args.popFirst() else { throw .usage("\(option) needs a value") }

@@ -182,6 +182,8 @@ public struct ReplayOptions: Equatable, Sendable {
   public var loudness: Double?
   /// The true-peak ceiling (dBTP) of `--loudness` (`--true-peak`, default -1).
   public var truePeakDB = -1.0
+  /// Ducking of the app while the talker speaks (`--duck [DEPTH_DB]`), if on.
+  public var ducking: Ducking?
   /// Echo cancellation of the mic with the app as the reference (`--echo-cancel`), if on.
   public var echoCancellation: EchoCancellation?
   /// The folder for `app.wav` and `mic.wav`, each source as it enters the mix (`--stems`).

@@ -59,8 +59,8 @@ public enum Help {
                      [--latency MS] [--policy POLICY] [--ceiling DB] [--fade MS]
                      [--app-gain DB] [--mic-gain DB] [--format s16|f32] [--resampler NAME]
                      [--phase PHASE] [--drift off|timestamps|fill] [--echo-cancel]
-                     [--stems DIR] [--loudness LUFS [--true-peak DB]] [--report FILE.json]
-                     [--json]
+                     [--duck [DEPTH_DB]] [--stems DIR] [--loudness LUFS [--true-peak DB]]
+                     [--report FILE.json] [--json]
       pcm-mix --help | help COMMAND | --version
 
     \(inputs)
@@ -177,8 +177,8 @@ public enum Help {
                           [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB]
                           [--format s16|f32] [--resampler NAME]
                           [--phase linear|minimum|capture] [--drift off|timestamps|fill]
-                          [--echo-cancel] [--stems DIR] [--loudness LUFS [--true-peak DB]]
-                          [--report FILE.json] [--json]
+                          [--echo-cancel] [--duck [DEPTH_DB]] [--stems DIR]
+                          [--loudness LUFS [--true-peak DB]] [--report FILE.json] [--json]
 
     Replays a capture log of the app source, the mic source or both through the clocked capture
     pipeline, as a live capture would have run it, and writes the 48 kHz stereo output on the
@@ -236,6 +236,11 @@ public enum Help {
     (seconds), an ERLE estimate (dB), the share of double talk, whether it stayed bypassed.
     --stems DIR writes DIR/app.wav and DIR/mic.wav (made if missing): each source as it enters
     the mix (at its gain, the echo cancelled), stereo at the output's rate, on the output's timeline (frame k is host time t0 + k / 48000).
+
+    --duck [DEPTH_DB] turns the app down by DEPTH_DB (default 10) while the talker speaks:
+    the voice is detected on the mic with the app's echo taken out (the canceller runs for the
+    detector even without --echo-cancel), up to 60 ms ahead; the gain ramps down over 40 ms,
+    holds 0.3 s after the voice and comes back over 0.5 s. The app stem (--stems) is after it.
 
     --loudness LUFS normalizes the output to that integrated loudness (ITU-R BS.1770-4, EBU
     R128; -70 to 0) in a second pass over the finished file, through the limiter, keeping the

@@ -147,6 +147,7 @@ struct ReplaySession {
     c.micGainDB = options.micGainDB
     c.driftCorrection = options.drift
     c.echoCancellation = options.echoCancellation
+    c.ducking = options.ducking
     // The file is written on the capture timeline: the latency may rise (holds are not
     // written), but never comes down by compressing it.
     c.lowersLatency = false

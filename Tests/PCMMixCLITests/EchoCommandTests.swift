@@ -1,5 +1,6 @@
 import Foundation
 import PCMMix
+import PCMMixCLI
 import PCMMixTestSupport
 import Testing
 
@@ -91,5 +92,27 @@ import Testing
       #expect(!exists("\(dir)/out.wav"))
       #expect(try readFile("\(dir)/stems") == [1, 2, 3])
     }
+  }
+}
+
+@Suite struct DuckOptionTests {
+  static let logs = ["replay", "--app", "a.raw", "--app-log", "a.csv", "-o", "o.wav"]
+
+  @Test func duckTakesAnOptionalDepth() throws {
+    guard case .replay(let plain) = try Command.parse(ArraySlice(Self.logs + ["--duck"])) else {
+      Issue.record("not a replay")
+      return
+    }
+    #expect(plain.ducking == Ducking())
+    guard
+      case .replay(let deep) = try Command.parse(
+        ArraySlice(Self.logs + ["--duck", "18", "--echo-cancel"]))
+    else {
+      Issue.record("not a replay")
+      return
+    }
+    #expect(deep.ducking?.depthDB == 18)
+    #expect(deep.echoCancellation != nil)
+    #expect(throws: CLIError.self) { try Command.parse(ArraySlice(Self.logs + ["--duck", "99"])) }
   }
 }

@@ -486,11 +486,14 @@ extension EchoScene {
   /// each pair, `echoCancellation` as configured. Returns the mic as it entered the mix (its
   /// stem's mid channel, timeline frame k at index k), the pipeline's output (interleaved
   /// stereo, as pulled) and the canceller's statistics.
-  public func throughPipeline(_ echoCancellation: EchoCancellation?) throws -> (
-    micStem: [Float], output: [Float], statistics: EchoStatistics?
-  ) {
+  public func throughPipeline(_ echoCancellation: EchoCancellation?, ducking: Ducking? = nil)
+    throws -> (
+      micStem: [Float], output: [Float], statistics: EchoStatistics?, appStem: [Float]
+    )
+  {
     var c = ClockedCapturePipeline.Configuration()
     c.echoCancellation = echoCancellation
+    c.ducking = ducking
     c.policy = .limit
     c.origin = MediaTime(value: 0, timescale: 48_000)
     let format = PCMFormat(sampleRate: Self.rate, channelCount: 1, sampleType: .f32)
@@ -498,14 +501,16 @@ extension EchoScene {
     var p = try ClockedCapturePipeline(c, app: d, mic: d)
     p.keepStems()
     var stem = [Float](repeating: 0, count: mic.count)
+    var appStem = [Float](repeating: 0, count: mic.count)
     var output: [Float] = []
     var block = [Float](repeating: 0, count: 960)
     let buffer = 480
     var at = 0
     func take(_ p: inout ClockedCapturePipeline) {
-      p.takeStems { position, _, m in
+      p.takeStems { position, a, m in
         for i in 0..<(m.count / 2) where position + i >= 0 && position + i < stem.count {
           stem[position + i] = 0.5 * (m[2 * i] + m[2 * i + 1])
+          appStem[position + i] = 0.5 * (a[2 * i] + a[2 * i + 1])
         }
       }
     }
@@ -530,6 +535,77 @@ extension EchoScene {
       output += block
       take(&p)
     }
-    return (stem, output, p.echoStatistics)
+    return (stem, output, p.echoStatistics, appStem)
+  }
+}
+
+/// How a ducker treated the app over a scene, per 20 ms frame: the app stem's level against the
+/// raw app's (dB), where the app plays alone (the talker silent, in the script's app-alone
+/// spans), where the talker speaks, and at each onset after 300 ms or more of silence.
+public struct DuckingMetrics: Sendable {
+  /// Gains (dB) of the frames with only the app playing, sorted.
+  public var appOnly: [Double]
+  /// The same, without the frames within `settle` seconds after the talker was last active
+  /// (the ducker's own hold and release after a voice), sorted.
+  public var appOnlyAwayFromTalk: [Double]
+  /// Gains (dB) of the frames where the talker speaks, sorted.
+  public var talking: [Double]
+  /// For each onset after ≥ 300 ms of silence: milliseconds until the gain is −6 dB or lower
+  /// (`nil`: not within 400 ms).
+  public var onsets: [Double?]
+
+  /// Measures `appStem` (the app as it entered the mix, aligned with the scene).
+  public init(scene: EchoScene, appStem: [Float], settle: Double = 0.9) {
+    let frame = EchoScene.rate / 50
+    let count = scene.app.count / frame
+    func energy(_ x: [Float], _ f: Int) -> Double {
+      var e = 0.0
+      for i in (f * frame)..<((f + 1) * frame) { e += Double(x[i]) * Double(x[i]) }
+      return e
+    }
+    let talk = (0..<count).map { energy(scene.talker, $0) }
+    let mean = talk.reduce(0, +) / Double(max(1, talk.filter { $0 > 0 }.count))
+    let active = talk.map { $0 > 0.05 * mean }
+    let silent = talk.map { $0 < 1e-4 * mean }
+    var gains = [Double?](repeating: nil, count: count)
+    for f in 0..<count {
+      let a = energy(scene.app, f)
+      if a > 1e-7 * Double(frame) { gains[f] = 10 * log10(max(energy(appStem, f), 1e-30) / a) }
+    }
+    func inAppAlone(_ f: Int) -> Bool {
+      let t = Double(f * frame) / Double(EchoScene.rate)
+      return EchoScene.appAlone.contains { $0.contains(t) }
+    }
+    appOnly = (0..<count).compactMap { f in silent[f] && inAppAlone(f) ? gains[f] : nil }.sorted()
+    var lastActive = Int.min / 2
+    var away: [Double] = []
+    let settleFrames = Int(settle * 50)
+    for f in 0..<count {
+      if active[f] { lastActive = f }
+      if silent[f] && inAppAlone(f) && f - lastActive > settleFrames, let g = gains[f] {
+        away.append(g)
+      }
+    }
+    appOnlyAwayFromTalk = away.sorted()
+    talking = (0..<count).compactMap { f in active[f] ? gains[f] : nil }.sorted()
+    var onsets: [Double?] = []
+    var quiet = 0
+    for f in 0..<count {
+      if active[f] && quiet >= 15 && gains[f] != nil {
+        var reached: Double?
+        for g in f..<min(count, f + 20) where (gains[g] ?? 0) <= -6 {
+          reached = Double((g - f) * 20)
+          break
+        }
+        onsets.append(reached)
+      }
+      quiet = silent[f] ? quiet + 1 : 0
+    }
+    self.onsets = onsets
+  }
+
+  /// The value at fraction `q` of sorted `x`.
+  public static func quantile(_ x: [Double], _ q: Double) -> Double {
+    x.isEmpty ? .nan : x[min(x.count - 1, Int(q * Double(x.count - 1)))]
   }
 }

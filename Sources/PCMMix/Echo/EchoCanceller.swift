@@ -84,6 +84,16 @@ package struct EchoCanceller {
   var aloneBlocks = 0
   var lastReset = 0
   package var statistics = EchoStatistics()
+  /// Whether the last output block (``latency`` behind the input) holds a near-end voice: what
+  /// is left of the mic after the echo is more than the residual echo and the noise explain.
+  /// (Only while ``detectsVoice``.)
+  package var nearEndVoice: Bool { suppressor.nearEnd }
+
+  /// Whether ``nearEndVoice`` is worked out (for ducking; off by default).
+  package var detectsVoice: Bool {
+    get { suppressor.tracksVoice }
+    set { suppressor.tracksVoice = newValue }
+  }
 
   /// Blocks in the ring of reference spectra.
   var ringBlocks: Int { lags + partitions + 2 }

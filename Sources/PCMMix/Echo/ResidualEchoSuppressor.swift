@@ -29,6 +29,9 @@ struct ResidualEchoSuppressor {
   var lastCoherence: Float = 0
   /// Blocks since the last sign of a near-end voice.
   var voiceQuiet = 0
+  /// Whether the last block's error held more than the residual echo and the noise explain: a
+  /// near-end voice, whether the app plays or not.
+  var nearEnd = false
   /// Whether the last block was taken as the echo alone, and its error-to-estimate ratio.
   var echoAlone = false
   var misadjustment: Float = 0
@@ -51,6 +54,16 @@ struct ResidualEchoSuppressor {
   /// The smoothed mic power and its running minimum (the noise floor).
   var smoothedMic: [Float]
   var noiseFloor: [Float]
+  /// Minimum statistics: the smoothed power's minimum over each of the last eight stretches of
+  /// 36 blocks (about 0.2 s), and over the current one.
+  var stretchMinima: [Float]
+  var voiceFloor: [Float]
+  var currentMinimum: [Float]
+  var stretchBlocks = 0
+  var stretches = 0
+  var settling = 12
+  /// Whether the voice detector's floor is kept (ducking asks for it; it costs a few µs).
+  var tracksVoice = false
   /// The last block's gains.
   var gains: [Float]
   /// The comfort noise's generator state.
@@ -71,11 +84,18 @@ struct ResidualEchoSuppressor {
     meanY = [Double](repeating: 0, count: Self.bandCount)
     smoothedMic = [Float](repeating: 0, count: bins)
     noiseFloor = [Float](repeating: 1, count: bins)
+    stretchMinima = [Float](repeating: .greatestFiniteMagnitude, count: 8 * bins)
+    currentMinimum = [Float](repeating: .greatestFiniteMagnitude, count: bins)
+    voiceFloor = [Float](repeating: 1, count: bins)
     gains = [Float](repeating: 1, count: bins)
     held = [Float](repeating: 0, count: bins)
   }
 
-  var retainedBytes: Int { 4 * (smoothedMic.count + noiseFloor.count + gains.count) + 8 * 16 }
+  var retainedBytes: Int {
+    4
+      * (smoothedMic.count + noiseFloor.count + gains.count + stretchMinima.count
+        + currentMinimum.count + voiceFloor.count) + 8 * 16
+  }
 
   /// The band of bin `k`: 8 bands, each twice as wide as the one below from bin 2 up.
   func band(_ k: Int) -> Int {
@@ -126,6 +146,14 @@ struct ResidualEchoSuppressor {
     let se = slot(7)
     let sy = slot(8)
     let spread = slot(9)
+    // Digital silence (a source not started, a gap filled with zeros) says nothing of the
+    // room's noise: the floor is not pulled down by it.
+    var micPower: Float = 0
+    for k in 0..<n { micPower += mr[k] * mr[k] + mi[k] * mi[k] }
+    let audible = micPower > 1e-12
+    // The first 12 audible blocks (64 ms) only settle the smoothing: from zeros, or from a
+    // frame half silent, it would read as a quiet room.
+    if audible && settling > 0 { settling -= 1 }
     for k in 0..<n {
       se[k] = er[k] * er[k] + ei[k] * ei[k]
       sy[k] = yr[k] * yr[k] + yi[k] * yi[k]
@@ -133,6 +161,26 @@ struct ResidualEchoSuppressor {
       smoothedMic[k] = 0.8 * smoothedMic[k] + 0.2 * sm
       // The noise floor: the smoothed power's running minimum, rising 2 dB a second at most.
       noiseFloor[k] = min(noiseFloor[k] * 1.0005, max(smoothedMic[k], 1e-10))
+      // For the voice detector, minimum statistics: the least smoothed power over the last
+      // 1.5 to 1.7 s, so a start from silence or a louder room is caught up with.
+      if tracksVoice && audible && settling == 0 {
+        currentMinimum[k] = min(currentMinimum[k], max(smoothedMic[k], 1e-10))
+        var floor = currentMinimum[k]
+        for j in 0..<8 { floor = min(floor, stretchMinima[j * n + k]) }
+        voiceFloor[k] = floor
+      }
+    }
+    if tracksVoice && audible && settling == 0 {
+      stretchBlocks += 1
+      if stretchBlocks == 36 {
+        let at = (stretches % 8) * n
+        for k in 0..<n { stretchMinima[at + k] = currentMinimum[k] }
+        currentMinimum.withUnsafeMutableBufferPointer {
+          $0.update(repeating: .greatestFiniteMagnitude)
+        }
+        stretches += 1
+        stretchBlocks = 0
+      }
     }
     // The estimate spread over ±8 bins (a running sum).
     var run: Float = 0
@@ -157,6 +205,13 @@ struct ResidualEchoSuppressor {
       noiseSum += noiseFloor[k]
     }
     let near = seSum > 4 * residualSum + 6 * noiseSum
+    // For ducking, a stricter test on its own floor: that is a minimum (about 10 dB under the
+    // noise's mean), so a voice must stand 15 dB above it, and above four times the residual
+    // echo.
+    var voiceNoise: Float = 0
+    if tracksVoice { for k in 0..<n { voiceNoise += voiceFloor[k] } }
+    nearEnd = tracksVoice && seSum > 4 * residualSum + 30 * voiceNoise
+    // (While the app plays, the coherence test below must agree too.)
     if farActive {
       farBlocks += 1
       if near { nearBlocks += 1 }
@@ -182,6 +237,7 @@ struct ResidualEchoSuppressor {
       // last 200 ms (the gaps between words count as the voice's).
       let voice = (coherence < 0.6 || micSum > 2 * echoSum) && micSum > echoSum + 16 * noiseSum
       voiceQuiet = voice ? 0 : voiceQuiet + 1
+      nearEnd = nearEnd && voice
       // Shapes that agree well after 200 ms without a voice; less well (an echo path that
       // changed, a loudspeaker that distorts) after 500 ms.
       let threshold: Float = voiceQuiet > 94 ? 0.75 : voiceQuiet > 37 ? 0.9 : 2

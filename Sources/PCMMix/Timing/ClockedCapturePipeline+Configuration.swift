@@ -91,6 +91,8 @@ extension ClockedCapturePipeline {
     /// silence given while starting or holding). It costs a 10 ms pull about 10 µs on
     /// the benchmark machine (`pcm-mix-bench --filter echo/pipeline`) and allocates nothing.
     public var meterLoudness = false
+    /// Ducking of the app while the talker speaks (default `nil`: off); see ``Ducking``.
+    public var ducking: Ducking?
 
     /// Creates a configuration with `resampler` (`nil`: the built-in steerable one at
     /// `balanced`) and the defaults below.
@@ -177,6 +179,11 @@ extension ClockedCapturePipeline {
         try echoCancellation?.validate()
       } catch {
         throw ConfigurationError("echoCancellation.\(error.parameter)", error.message)
+      }
+      do {
+        try ducking?.validate()
+      } catch {
+        throw ConfigurationError("ducking.\(error.parameter)", error.message)
       }
     }
   }

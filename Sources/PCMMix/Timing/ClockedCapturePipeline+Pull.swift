@@ -50,9 +50,16 @@ extension ClockedCapturePipeline {
     app.flushIfOverdue(before: ahead + frames)
     mic.flushIfOverdue(before: ahead + frames)
     if var stage = echo {
-      // Moved out while it works (no copy), and back.
+      // Moved out while it works (no copy), and back. With ducking, the detector runs ahead
+      // of the mix by its look-ahead, as far as both sources have delivered.
       echo = nil
-      stage.clean(from: ahead, to: ahead + frames, app: &app.fifo, mic: &mic.fifo)
+      var end = ahead + frames
+      if let look = stage.ducker?.lookaheadFrames, look > 0 {
+        var held = mic.fifo.nextPosition
+        if OutputClock.isLive(app.state) { held = min(held, app.fifo.nextPosition) }
+        end = max(end, min(end + look, held - 2 * stage.canceller.hop))
+      }
+      stage.clean(from: ahead, to: end, app: &app.fifo, mic: &mic.fifo)
       echo = stage
     }
     var silent = (app: 0, mic: 0)
@@ -172,12 +179,14 @@ extension ClockedCapturePipeline {
     let scale: Float = configuration.policy == .average && both ? 0.5 : 1
     if scale != mixScale.to { mixScale.set(scale, app.fade) }
     let gains = (app.gain.settled(app.fade), mic.gain.settled(mic.fade), mixScale.settled(app.fade))
-    guard let ga = gains.0, let gb = gains.1, let s = gains.2, stems == nil else {
+    guard let ga = gains.0, let gb = gains.1, let s = gains.2, stems == nil, echo?.ducker == nil
+    else {
       let r = extract(k, n, x, y)
       output.appMeter.measure(x, frames: n, channels: 2)
       output.micMeter.measure(y, frames: n, channels: 2)
       app.gain.apply(x, frames: n, app.fade)
       mic.gain.apply(y, frames: n, mic.fade)
+      echo?.ducker?.apply(x, at: k, frames: n)
       stems?.append(at: k, x, y, frames: n)
       for i in 0..<(n * 2) { x[i] += y[i] }
       mixScale.apply(x, frames: n, app.fade)

@@ -101,7 +101,11 @@ public struct ClockedCapturePipeline {
     output = MixOutput(
       policy: c.policy, ceilingDB: c.ceilingDB,
       lookaheadFrames: c.policy == .limit ? c.outputRate / 1000 : 0, sampleRate: c.outputRate)
-    echo = c.echoCancellation.map { EchoStage(rate: c.outputRate, settings: $0) }
+    if c.echoCancellation != nil || c.ducking != nil {
+      echo = EchoStage(
+        rate: c.outputRate, settings: c.echoCancellation ?? EchoCancellation(),
+        corrects: c.echoCancellation != nil, ducking: c.ducking)
+    }
     if c.meterLoudness { loudnessMeter = LoudnessMeter(rate: c.outputRate, channelCount: 2) }
   }
 
@@ -261,7 +265,12 @@ public struct ClockedCapturePipeline {
   public var loudness: LoudnessReading? { loudnessMeter?.reading }
 
   /// What the echo canceller is doing (`nil` when ``Configuration/echoCancellation`` is off).
-  public var echoStatistics: EchoStatistics? { echo?.canceller.statistics }
+  public var echoStatistics: EchoStatistics? {
+    configuration.echoCancellation == nil ? nil : echo?.canceller.statistics
+  }
+
+  /// The ducking's gain on the app now (dB, 0 … −depth; `nil` without ``Configuration/ducking``).
+  public var duckingGainDB: Double? { echo?.ducker?.gainDB }
 
   // MARK: - Internals
 

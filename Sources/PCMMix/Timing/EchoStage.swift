@@ -12,6 +12,11 @@
 /// while it is bypassed (no echo found) the mic's frames are not touched.
 struct EchoStage {
   var canceller: EchoCanceller
+  /// Whether the cleaned frames replace the mic's (`false`: the canceller runs only for the
+  /// ducking's voice detector).
+  let corrects: Bool
+  /// The ducking, fed with the canceller's near-end voice decisions.
+  var ducker: Ducker?
   /// The timeline position of the next block the canceller takes (`nil` before the first).
   var next: Int?
   /// One block of stereo frames, and the mids of the mic, the app and the output; the mic's
@@ -22,8 +27,11 @@ struct EchoStage {
   var clean: [Float]
   var previousMid: [Float]
 
-  init(rate: Int, settings: EchoCancellation) {
+  init(rate: Int, settings: EchoCancellation, corrects: Bool = true, ducking: Ducking? = nil) {
     canceller = EchoCanceller(rate: rate, settings: settings)
+    self.corrects = corrects
+    ducker = ducking.map { Ducker($0, rate: rate) }
+    canceller.detectsVoice = ducking != nil
     let h = canceller.hop
     stereo = [Float](repeating: 0, count: 2 * h)
     micMid = [Float](repeating: 0, count: h)
@@ -59,7 +67,8 @@ struct EchoStage {
         }
       }
       // Bypassed, the output is the mic's mid as it came: nothing to add.
-      if !canceller.statistics.isBypassed { correct(&mic, at: p - h) }
+      if corrects && !canceller.statistics.isBypassed { correct(&mic, at: p - h) }
+      ducker?.note(voice: canceller.nearEndVoice, start: p - h, frames: h)
       swap(&previousMid, &micMid)
       next = p + h
     }
