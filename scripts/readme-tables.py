@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Replaces the tables in README.md's Benchmarks section with the same tables from one
+"""Replaces the tables in docs/GUIDE.md's Benchmarks section with the same tables from one
 pcm-mix-bench run's output (the README names the command; this only pastes what it printed).
 
 usage: .build/release/pcm-mix-bench --seconds 30 > bench.txt
-       python3 scripts/readme-tables.py bench.txt [README.md]
+       python3 scripts/readme-tables.py bench.txt [docs/GUIDE.md]
 
 Each code block in the section is matched by its first line (a table's header, or the
 "Time of builtin-balanced" ratio lines) to the first place the run printed it; footnote lines
@@ -38,7 +38,7 @@ def extract(lines, first):
 
 def main():
     run = open(sys.argv[1]).read().splitlines()
-    path = sys.argv[2] if len(sys.argv) > 2 else "README.md"
+    path = sys.argv[2] if len(sys.argv) > 2 else "docs/GUIDE.md"
     readme = open(path).read().splitlines()
     start = readme.index("## Benchmarks")
     end = next(i for i in range(start + 1, len(readme)) if readme[i].startswith("## "))
