@@ -2,18 +2,8 @@
 // and imaginary arrays of `bins` floats.
 #pragma STDC FP_CONTRACT OFF
 
-#include <limits.h>  // glibc's feature macros
-
 #include "pcmmix_core.h"
-
-// On x86-64 Linux with glibc each loop is also built for AVX2 and the loader picks the build the
-// processor runs (an ifunc). No FMA: the same products and sums, eight lanes instead of four, so
-// both builds give the same bits.
-#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && defined(__clang__)
-#define PCM_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define PCM_CLONES
-#endif
+#include "vector.h"
 
 PCM_CLONES void pcmmix_core_echo_predict2(const float *restrict wr, const float *restrict wi,
                                const float *restrict vr, const float *restrict vi,

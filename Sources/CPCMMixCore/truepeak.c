@@ -3,36 +3,28 @@
 // interpolator, keeping the largest magnitude.
 #pragma STDC FP_CONTRACT OFF
 
-#include <limits.h>  // glibc's feature macros
-
 #include "pcmmix_core.h"
+#include "vector.h"
 
-#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && defined(__clang__)
-#define PCM_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define PCM_CLONES
-#endif
-
-typedef float v4f __attribute__((vector_size(16)));
 
 PCM_CLONES float pcmmix_core_true_peak4(const float *restrict x, long frames, long stride,
                                         const float *restrict coefficients, long taps,
                                         float *restrict history, long *at, float peak) {
   long a = *at;
-  v4f best = {peak, peak, peak, peak};
+  pcm_v4f best = {peak, peak, peak, peak};
   for (long i = 0; i < frames; i++) {
     const float v = x[i * stride];
     // A doubled ring: the last `taps` samples are contiguous from a + 1.
     history[a] = v;
     history[a + taps] = v;
     const float *h = history + a + taps;  // the newest; h[-j] is j samples back
-    v4f y = {0, 0, 0, 0};
+    pcm_v4f y = {0, 0, 0, 0};
     for (long j = 0; j < taps; j++) {
-      v4f c;
+      pcm_v4f c;
       __builtin_memcpy(&c, coefficients + 4 * j, sizeof c);
       y += c * h[-j];
     }
-    v4f m = __builtin_elementwise_abs(y);
+    pcm_v4f m = __builtin_elementwise_abs(y);
     best = __builtin_elementwise_max(best, m);
     a = a + 1 == taps ? 0 : a + 1;
   }

@@ -1,6 +1,17 @@
 // Eight-lane vectors of GCC/Clang's vector extensions, loaded and stored at any alignment.
 #pragma once
 
+#include <limits.h>  // glibc's feature macros
+
+// On x86-64 Linux with glibc each loop is also built for AVX2 and the loader picks the build the
+// processor runs (an ifunc). No FMA: the same products and sums, eight lanes instead of four, so
+// both builds give the same bits.
+#if defined(__x86_64__) && defined(__linux__) && defined(__GLIBC__) && defined(__clang__)
+#define PCM_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define PCM_CLONES
+#endif
+
 // Vectors wider than the baseline registers pass in memory between functions; every function
 // that takes or returns one here is inlined, even at -O0.
 #pragma clang diagnostic ignored "-Wpsabi"

@@ -1,5 +1,11 @@
 import PCMMix
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// `--loudness LUFS [--true-peak DB]`: a second pass over a finished output file that brings its
 /// integrated loudness (BS.1770-4) to the target and keeps its true peak at or below the ceiling.
 /// The first pass's file is read back and measured; the gain that moves it to the target is
@@ -118,7 +124,7 @@ enum LoudnessPass {
         channelCount: ch, ceilingDB: max(-60, min(0, ceilingDB)),
         lookaheadFrames: max(1, format.sampleRate / 1000), sampleRate: Double(format.sampleRate)))
     var meter = LoudnessMeter(rate: format.sampleRate, channelCount: ch)
-    let gain = Float(pow10(gainDB / 20))
+    let gain = Float(pow(10, gainDB / 20))
     // The limiter's delay line: its first `latency` frames out are silence, dropped.
     var skip = limiter.latencyFrames
     func emit(_ p: UnsafeMutablePointer<Float>, _ frames: Int) {
@@ -140,5 +146,4 @@ enum LoudnessPass {
     return (meter.integrated, meter.truePeakDB, limiter.reducedSamples)
   }
 
-  static func pow10(_ x: Double) -> Double { LoudnessMeter.power10(x) }
 }

@@ -95,24 +95,9 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
     stems?.discard()
     throw error
   }
-  // Outside the do: a failed commit has already removed its temporary file.
-  do throws(CLIError) {
-    try LoudnessPass.apply(
-      output, target: options.loudness, truePeakCeiling: options.truePeakDB,
-      type: options.sampleType
-    ).commit()
-  } catch {
-    reportFile?.discard()
-    stems?.discard()
-    throw error
-  }
-  do throws(CLIError) {
-    try stems?.commit()
-  } catch {
-    reportFile?.discard()
-    throw error
-  }
-  try reportFile?.commit()
+  try commitOutputs(
+    output, loudness: options.loudness, truePeakDB: options.truePeakDB, type: options.sampleType,
+    stems: stems, report: reportFile)
   if options.json { console.err(report) }
   for input in [app, mic] {
     if let warning = input.readWarning {

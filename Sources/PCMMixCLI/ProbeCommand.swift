@@ -68,9 +68,7 @@ func probe(_ paths: [String], json: Bool, loudness: Bool = false, console: Conso
           line += ", \(input.strayBytes) stray byte(s) after the last frame"
         }
         if let meter {
-          func lu(_ x: Double) -> String {
-            x.isFinite ? String(Int((x * 10).rounded())).tenths : "-inf"
-          }
+          func lu(_ x: Double) -> String { x.isFinite ? _tenths(x) : "-inf" }
           line += "; \(lu(meter.integrated)) LUFS integrated, LRA \(lu(meter.range)) LU, true peak"
           line += " \(lu(meter.truePeakDB)) dBTP, momentary max \(lu(meter.momentaryMax)) LUFS"
         }
@@ -113,12 +111,8 @@ public func jsonString(_ s: String) -> String {
   return r + "\""
 }
 
-extension String {
-  /// An integer count of tenths (as a string) written with its decimal point: "-231" → "-23.1".
-  var tenths: String {
-    let negative = hasPrefix("-")
-    var digits = negative ? String(dropFirst()) : self
-    while digits.count < 2 { digits = "0" + digits }
-    return (negative ? "-" : "") + digits.dropLast() + "." + digits.suffix(1)
-  }
+/// `x` with one decimal: -23.06 → "-23.1".
+func _tenths(_ x: Double) -> String {
+  let t = Int((x * 10).rounded())
+  return (t < 0 ? "-" : "") + "\(abs(t) / 10).\(abs(t) % 10)"
 }

@@ -88,24 +88,9 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
     stems?.discard()
     throw error
   }
-  // Outside the do: a failed commit has already removed its temporary file.
-  do throws(CLIError) {
-    try LoudnessPass.apply(
-      output, target: options.loudness, truePeakCeiling: options.truePeakDB,
-      type: options.sampleType
-    ).commit()
-  } catch {
-    reportFile?.discard()
-    stems?.discard()
-    throw error
-  }
-  do throws(CLIError) {
-    try stems?.commit()
-  } catch {
-    reportFile?.discard()
-    throw error
-  }
-  try reportFile?.commit()
+  try commitOutputs(
+    output, loudness: options.loudness, truePeakDB: options.truePeakDB, type: options.sampleType,
+    stems: stems, report: reportFile)
   if options.json { console.err(report) }
 }
 
@@ -282,14 +267,18 @@ struct ReplaySession {
 
   /// Appends `frames` frames of silence to both stems.
   static func silence(_ frames: Int, into stems: inout StemFiles) {
+    forEachSilence(frames) { stems.append(app: $0, mic: $0) }
+  }
+
+  /// Hands `frames` stereo frames of silence to `body`, 4,800 at most at a time.
+  static func forEachSilence(_ frames: Int, _ body: (UnsafeBufferPointer<Float>) -> Void) {
     guard frames > 0 else { return }
     let zeros = [Float](repeating: 0, count: 2 * min(frames, 4_800))
     var left = frames
     zeros.withUnsafeBufferPointer { z in
       while left > 0 {
         let n = min(left, z.count / 2)
-        let part = UnsafeBufferPointer(rebasing: z[..<(n * 2)])
-        stems.append(app: part, mic: part)
+        body(UnsafeBufferPointer(rebasing: z[..<(n * 2)]))
         left -= n
       }
     }
@@ -328,15 +317,7 @@ struct ReplaySession {
   /// Appends `frames` frames of silence.
   mutating func writeSilence(_ frames: Int, into sink: inout WriterSink) {
     guard frames > 0 else { return }
-    let zeros = [Float](repeating: 0, count: 2 * min(frames, 4_800))
-    var left = frames
-    zeros.withUnsafeBufferPointer { z in
-      while left > 0 {
-        let n = min(left, z.count / 2)
-        sink.append(UnsafeBufferPointer(rebasing: z[..<(n * 2)]))
-        left -= n
-      }
-    }
+    Self.forEachSilence(frames) { sink.append($0) }
     written += frames
   }
 

@@ -69,3 +69,27 @@ struct StemFiles {
     for file in files { try file.commit() }
   }
 }
+
+/// Puts a finished command's files in place: the output (normalized first under `--loudness`),
+/// then the stems, then the report. What fails removes what is not in place yet; a failed
+/// commit has already removed its own temporary file.
+func commitOutputs(
+  _ output: OutputFile, loudness: Double?, truePeakDB: Double, type: SampleType,
+  stems: StemFiles?, report: OutputFile?
+) throws(CLIError) {
+  do throws(CLIError) {
+    try LoudnessPass.apply(output, target: loudness, truePeakCeiling: truePeakDB, type: type)
+      .commit()
+  } catch {
+    report?.discard()
+    stems?.discard()
+    throw error
+  }
+  do throws(CLIError) {
+    try stems?.commit()
+  } catch {
+    report?.discard()
+    throw error
+  }
+  try report?.commit()
+}

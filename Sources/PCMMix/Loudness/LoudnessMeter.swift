@@ -104,7 +104,7 @@ package struct LoudnessMeter {
       let t = (Double(i) - (n - 1) / 2) / Double(oversampling)
       let sinc = t == 0 ? 1 : sin(Double.pi * t) / (Double.pi * t)
       let r = 2 * Double(i) / (n - 1) - 1
-      h[i] = sinc * Self.besselI0(7 * (1 - r * r).squareRoot()) / Self.besselI0(7)
+      h[i] = sinc * KaiserWindow.value(r, beta: 7)
     }
     // Phase p uses taps p, p + L, p + 2L, …
     var phases = [Double](repeating: 0, count: h.count)
@@ -120,21 +120,6 @@ package struct LoudnessMeter {
     coefficients4 = c4
     history4 = [Float](repeating: 0, count: 2 * taps * channelCount)
     at4 = [Int](repeating: 0, count: channelCount)
-  }
-
-  /// 10^x (for callers without the C math library in scope).
-  package static func power10(_ x: Double) -> Double { pow(10, x) }
-
-  static func besselI0(_ x: Double) -> Double {
-    var sum = 1.0
-    var term = 1.0
-    var k = 1.0
-    while term > 1e-12 * sum {
-      term *= (x / (2 * k)) * (x / (2 * k))
-      sum += term
-      k += 1
-    }
-    return sum
   }
 
   /// Measures `frames` frames of interleaved samples (``channelCount`` per frame).

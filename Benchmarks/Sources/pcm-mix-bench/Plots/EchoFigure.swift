@@ -73,7 +73,11 @@ enum EchoFigure {
         [
           "x": svgNumber(panel.left), "y": svgNumber(panel.top), "width": svgNumber(panel.width),
           "height": svgNumber(panel.height), "preserveAspectRatio": "none",
-          "href": "data:image/png;base64," + IndexedPNG.base64(image(levels, palette).bytes),
+          "href": "data:image/png;base64,"
+            + IndexedPNG.base64(
+              SpectrogramFigure.image(
+                levels, bins: levels[0].count, rows: rows, floorDB: floorDB, palette
+              ).bytes),
         ])
       svg.close()
       for span in EchoScene.doubleTalk {
@@ -105,19 +109,5 @@ enum EchoFigure {
         }
       }
     }
-  }
-
-  static func image(_ levels: [[Double]], _ palette: [Colors.RGB]) -> IndexedPNG {
-    let bins = levels[0].count
-    var pixels = [UInt8](repeating: 0, count: columns * rows)
-    for (c, column) in levels.enumerated() {
-      for row in 0..<rows {
-        let lo = row * bins / rows
-        let hi = max(lo + 1, (row + 1) * bins / rows)
-        let t = (column[lo..<hi].max()! - floorDB) / -floorDB
-        pixels[(rows - 1 - row) * columns + c] = UInt8(min(max(t, 0), 1) * 255)
-      }
-    }
-    return IndexedPNG(width: columns, height: rows, pixels: pixels, palette: palette)
   }
 }

@@ -129,7 +129,15 @@ enum SpectrogramFigure {
   /// The grid as a palette image: a row per `rows`th of the band (the loudest of its bins),
   /// highest frequency on top.
   static func image(_ levels: [[Double]], _ palette: [Colors.RGB]) -> IndexedPNG {
-    let bins = fftSize / 2
+    image(levels, bins: fftSize / 2, rows: rows, floorDB: floorDB, palette)
+  }
+
+  /// `levels` (a column per time, `bins` bins of each drawn) as `rows` rows of a palette image
+  /// spanning `floorDB` … 0 dB, each row the loudest of its bins, highest frequency on top.
+  static func image(
+    _ levels: [[Double]], bins: Int, rows: Int, floorDB: Double, _ palette: [Colors.RGB]
+  ) -> IndexedPNG {
+    let columns = levels.count
     var pixels = [UInt8](repeating: 0, count: columns * rows)
     for (c, column) in levels.enumerated() {
       for row in 0..<rows {
