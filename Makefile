@@ -52,6 +52,7 @@ tsan: bootstrap
 	$(SWIFT) test --sanitize=thread --scratch-path .build/tsan --filter "SharedCapturePipeline|RealtimeCapturePipeline"
 
 lint:
+	python3 scripts/layers.py
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Fuzz/Drivers Package.swift
 
 # The DocC site of PCMMix in .build/docs (static; symbol graph from the build, the toolchain's

@@ -102,7 +102,8 @@ public enum FuzzPipeline {
           precondition((pipeline.mixer.app.counters, pipeline.mixer.mic.counters) == before)
         }
       default:
-        pipeline.finish()
+        pipeline.finish(.app)
+        pipeline.finish(.mic)
       }
       check(pipeline)
     }
@@ -151,9 +152,9 @@ public func appendBuffer(
   bytes.withUnsafeBytes { raw -> ProbeError? in
     do throws(ProbeError) {
       if side == 0 {
-        try pipeline.appendApp(raw, description: description)
+        try pipeline.append(.app, raw, description: description)
       } else {
-        try pipeline.appendMic(raw, description: description)
+        try pipeline.append(.mic, raw, description: description)
       }
       return nil
     } catch {

@@ -1,5 +1,5 @@
 import CPCMMixKernels
-@_spi(Backends) import PCMMix
+import PCMMix
 
 /// AVX2 + FMA dot-product kernels for the built-in resampler, chosen at run time.
 ///
@@ -27,7 +27,7 @@ public enum AcceleratedKernels {
   /// functions use 512-bit registers and compute up to seven groups of one table in one pass,
   /// and the integer-upsampling function takes sixteen window starts per vector; they give the
   /// AVX2 functions' bits (`AcceleratedTests` checks), so only the speed differs.
-  @_spi(Backends) public static let kernel: PolyphaseResampler.DotKernel? = {
+  package static let kernel: PolyphaseResampler.DotKernel? = {
     #if arch(x86_64) || arch(i386)
       guard var k = avx2Kernel else { return nil }
       guard pcmmix_avx512_available() != 0 else { return k }
@@ -48,7 +48,7 @@ public enum AcceleratedKernels {
   public static var usesAVX512: Bool { kernel?.groupRun != nil }
 
   /// The kernels with AVX2 group functions only, whatever the CPU (for comparing the two).
-  @_spi(Backends) public static let avx2Kernel: PolyphaseResampler.DotKernel? = {
+  package static let avx2Kernel: PolyphaseResampler.DotKernel? = {
     #if arch(x86_64) || arch(i386)
       guard pcmmix_kernels_available() != 0 else { return nil }
       return PolyphaseResampler.DotKernel(

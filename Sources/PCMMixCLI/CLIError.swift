@@ -1,9 +1,9 @@
 import PCMMix
 
 /// A failure the CLI reports as one line, `pcm-mix: PATH: message`, with a sysexits code.
-public struct CLIError: Error, Equatable, Sendable {
+package struct CLIError: Error, Equatable, Sendable {
   /// The sysexits(3) codes the CLI uses.
-  public enum Code: Int32, Sendable {
+  package enum Code: Int32, Sendable {
     /// EX_USAGE: the command line is wrong.
     case usage = 64
     /// EX_DATAERR: the input is malformed or unsupported.
@@ -17,21 +17,21 @@ public struct CLIError: Error, Equatable, Sendable {
   }
 
   /// The exit status this error ends the command with.
-  public var code: Code
+  package var code: Code
   /// The file the message is about, if any.
-  public var path: String?
+  package var path: String?
   /// What went wrong, for a person to read.
-  public var message: String
+  package var message: String
 
   /// An error with its exit status, the file it concerns, and its message.
-  public init(_ code: Code, _ path: String?, _ message: String) {
+  package init(_ code: Code, _ path: String?, _ message: String) {
     self.code = code
     self.path = path
     self.message = message
   }
 
   /// The line printed on standard error.
-  public var line: String {
+  package var line: String {
     "pcm-mix: " + (path.map { "\($0): " } ?? "") + message
   }
 

@@ -8,7 +8,7 @@ extension Command {
   /// Parses the arguments after the program name.
   ///
   /// - Throws: ``CLIError`` with code `usage` (64) naming what is wrong.
-  public static func parse(_ args: ArraySlice<String>) throws(CLIError) -> Command {
+  package static func parse(_ args: ArraySlice<String>) throws(CLIError) -> Command {
     guard let first = args.first else { throw .usage("no command given; see 'pcm-mix --help'") }
     var rest = Arguments(args.dropFirst())
     switch first {

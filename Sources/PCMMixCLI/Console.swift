@@ -5,16 +5,16 @@
 #endif
 
 /// Where a command's text goes: the process's streams, or strings a test reads.
-public struct Console {
+package struct Console {
   /// Writes to standard output.
-  public var out: (String) -> Void
+  package var out: (String) -> Void
   /// Writes to standard error.
-  public var err: (String) -> Void
+  package var err: (String) -> Void
   /// Whether standard error is a terminal (progress is shown only then).
-  public var errIsTerminal: Bool
+  package var errIsTerminal: Bool
 
   /// A console writing standard output through `out` and standard error through `err`.
-  public init(
+  package init(
     out: @escaping (String) -> Void, err: @escaping (String) -> Void, errIsTerminal: Bool = false
   ) {
     self.out = out
@@ -23,7 +23,7 @@ public struct Console {
   }
 
   /// The process's own standard output and error.
-  public static var standard: Console {
+  package static var standard: Console {
     Console(
       out: { _writeAll(STDOUT_FILENO, $0) }, err: { _writeAll(STDERR_FILENO, $0) },
       errIsTerminal: isatty(STDERR_FILENO) != 0)

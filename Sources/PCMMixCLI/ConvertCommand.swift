@@ -1,4 +1,4 @@
-@_spi(Parts) import PCMMix
+import PCMMix
 
 /// `pcm-mix convert`: one input through a ``SourceChain`` into a WAV file. A long file is cut
 /// into parts that threads convert at once (``ConvertParts``); otherwise reading, decoding and

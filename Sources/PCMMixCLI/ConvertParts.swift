@@ -1,5 +1,5 @@
 import Dispatch
-@_spi(Parts) import PCMMix
+import PCMMix
 
 #if canImport(Glibc)
   import Glibc

@@ -3,7 +3,7 @@ import PCMMixSampleRate
 extension SampleRateResampler.Converter {
   /// The name the `pcm-mix` command line uses: `src-best`, `src-medium`, `src-fastest`,
   /// `src-zoh`, `src-linear`.
-  public var cliName: String {
+  package var cliName: String {
     switch self {
     case .sincBest: "src-best"
     case .sincMedium: "src-medium"
@@ -14,7 +14,7 @@ extension SampleRateResampler.Converter {
   }
 
   /// The converter a command-line name (``cliName``) stands for, or nil.
-  public init?(cliName: String) {
+  package init?(cliName: String) {
     guard let match = Self.allCases.first(where: { $0.cliName == cliName }) else { return nil }
     self = match
   }

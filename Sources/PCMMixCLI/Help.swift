@@ -1,12 +1,12 @@
 /// The CLI's help texts.
-public enum Help {
+package enum Help {
   /// This build's version.
-  public static let version = "pcm-mix 0.1.0"
+  package static let version = "pcm-mix 0.1.0"
 
   static let commands = ["probe", "convert", "mix", "demo", "replay"]
 
   /// The text for `topic` (nil: the overview).
-  public static func text(_ topic: String?) -> String {
+  package static func text(_ topic: String?) -> String {
     switch topic {
     case "probe": probe
     case "convert": convert

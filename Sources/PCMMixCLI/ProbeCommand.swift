@@ -90,7 +90,7 @@ func _seconds(_ s: Double) -> String {
 }
 
 /// A JSON string literal (also used by the benchmark's JSON report).
-public func jsonString(_ s: String) -> String {
+package func jsonString(_ s: String) -> String {
   var r = "\""
   for u in s.unicodeScalars {
     switch u {

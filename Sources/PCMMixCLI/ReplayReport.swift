@@ -53,7 +53,7 @@ enum JSON {
   }
 }
 
-extension CaptureSourceStatistics {
+extension CaptureSideStatistics {
   /// Every counter, by its Swift name.
   var json: JSON {
     .object([
@@ -126,7 +126,7 @@ struct ReplayRecord {
   }
 
   /// Samples a source's drift loop at `time`.
-  mutating func sampleDrift(_ index: Int, _ s: CaptureSourceStatistics, time: Double) {
+  mutating func sampleDrift(_ index: Int, _ s: CaptureSideStatistics, time: Double) {
     drift[index].append(
       DriftSample(
         time: time, driftPPM: s.driftPPM, positionErrorMs: s.lastPositionError * 1000,

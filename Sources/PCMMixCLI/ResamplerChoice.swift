@@ -4,26 +4,26 @@ import PCMMixSampleRate
 
 /// The resampler backend named by `--resampler`: the built-in one at a preset, or one of
 /// libsamplerate's converters.
-public enum ResamplerChoice: Equatable, Sendable {
+package enum ResamplerChoice: Equatable, Sendable {
   case builtin(preset: String)
   case libsamplerate(SampleRateResampler.Converter)
 
   /// The default: the built-in `balanced` preset.
-  public static let standard = ResamplerChoice.builtin(preset: "balanced")
+  package static let standard = ResamplerChoice.builtin(preset: "balanced")
 
   /// The built-in presets by the names `--resampler builtin:NAME` takes.
-  public static let presets: [(name: String, quality: ResamplerQuality)] = [
+  package static let presets: [(name: String, quality: ResamplerQuality)] = [
     ("fast", .fast), ("balanced", .balanced), ("high", .high),
   ]
 
   /// Every spelling `--resampler` takes, for the help text.
-  public static var spellings: [String] {
+  package static var spellings: [String] {
     Self.presets.map { "builtin:\($0.name)" }
       + SampleRateResampler.Converter.allCases.map(\.cliName)
   }
 
   /// Parses `builtin`, `builtin:PRESET` or a libsamplerate name such as `src-best`.
-  public init?(_ text: String) {
+  package init?(_ text: String) {
     if text == "builtin" {
       self = .standard
     } else if text.hasPrefix("builtin:") {
@@ -49,7 +49,7 @@ public enum ResamplerChoice: Equatable, Sendable {
   }
 
   /// How `--resampler` spells this choice (`builtin:balanced`, `src-best`, …).
-  public var spelling: String {
+  package var spelling: String {
     switch self {
     case .builtin(let name): "builtin:\(name)"
     case .libsamplerate(let converter): converter.cliName
@@ -59,11 +59,11 @@ public enum ResamplerChoice: Equatable, Sendable {
   /// A factory whose resamplers can be steered, as drift correction in a
   /// ``ClockedCapturePipeline`` needs: the built-in ``VariableRatioResampler`` at the preset (with
   /// the AVX2 + FMA kernels where this CPU has them), or libsamplerate's converter.
-  public var steerableFactory: ResamplerFactory { steerableFactory(phase: .capture) }
+  package var steerableFactory: ResamplerFactory { steerableFactory(phase: .capture) }
 
   /// ``steerableFactory`` with the built-in preset's phase response set by `phase`
   /// (libsamplerate's converters are linear phase and ignore it).
-  public func steerableFactory(phase: PhaseChoice) -> ResamplerFactory {
+  package func steerableFactory(phase: PhaseChoice) -> ResamplerFactory {
     switch self {
     case .builtin(let name):
       return .acceleratedVariableRatio(phase.applied(to: Self.quality(name)))
@@ -74,11 +74,11 @@ public enum ResamplerChoice: Equatable, Sendable {
 
   /// The factory the source chains use, with the preset as it is (the capture pipeline's phase
   /// rule).
-  public var factory: ResamplerFactory { factory(phase: .capture) }
+  package var factory: ResamplerFactory { factory(phase: .capture) }
 
   /// The factory the source chains use, with the built-in preset's phase response set by
   /// `phase` (libsamplerate's converters are linear phase and ignore it).
-  public func factory(phase: PhaseChoice) -> ResamplerFactory {
+  package func factory(phase: PhaseChoice) -> ResamplerFactory {
     switch self {
     case .builtin(let name):
       // The AVX2 + FMA kernels where this CPU has them; the Swift path otherwise.

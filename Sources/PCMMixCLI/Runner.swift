@@ -2,7 +2,7 @@ import PCMMix
 import PCMMixAccelerated
 
 /// Runs `pcm-mix` with `args` (without the program name) and returns the exit code.
-public func runCLI(_ args: ArraySlice<String>, console: Console = .standard) -> Int32 {
+package func runCLI(_ args: ArraySlice<String>, console: Console = .standard) -> Int32 {
   // The AVX2 int16 encoder where the CPU has it: the same bits, a fraction of the time.
   AcceleratedKernels.install()
   do throws(CLIError) {

@@ -1,5 +1,5 @@
 import CSampleRate
-@_spi(Backends) import PCMMix
+import PCMMix
 
 /// A ``Resampler`` backed by libsamplerate (Secret Rabbit Code), any of its five converters.
 ///

@@ -1,9 +1,9 @@
 import Foundation
-@_spi(Backends) import PCMMix
+import PCMMix
 import PCMMixTestSupport
 import Testing
 
-@_spi(Backends) @testable import PCMMixAccelerated
+@testable import PCMMixAccelerated
 
 /// The AVX2 + FMA kernels give the Swift path's output to within Float32 rounding, and the
 /// presets keep their quality with them.
@@ -232,8 +232,8 @@ import Testing
       var a = (0..<(2 * 613)).map { _ in Float.random(in: -level...level, using: &rng) }
       let b = (0..<(2 * 613)).map { _ in Float.random(in: -level...level, using: &rng) }
       if block == 100 { (a[5], a[6], a[7]) = (.nan, .infinity, -3) }
-      a.withUnsafeBufferPointer { mixer.append(.app, $0) }
-      b.withUnsafeBufferPointer { mixer.append(.mic, $0) }
+      a.withUnsafeBufferPointer { mixer.append(.app, samples: $0) }
+      b.withUnsafeBufferPointer { mixer.append(.mic, samples: $0) }
       while true {
         let n = out.withUnsafeMutableBufferPointer { mixer.mix(into: $0) }
         if n == 0 { break }

@@ -1,9 +1,9 @@
 import CPCMMixKernels
-@_spi(Backends) import PCMMixAccelerated
+import PCMMixAccelerated
 import PCMMixTestSupport
 import Testing
 
-@_spi(Backends) @testable import PCMMix
+@testable import PCMMix
 
 /// The direct-form upsampling kernels (`upsampleRun`: 16, 9.6, 8 and 32 kHz into 48 kHz)
 /// compute each output as one fused multiply-add chain over its steps in order, written where

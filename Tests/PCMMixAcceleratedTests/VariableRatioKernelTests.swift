@@ -1,5 +1,5 @@
-@_spi(Backends) import PCMMix
-@_spi(Backends) import PCMMixAccelerated
+import PCMMix
+import PCMMixAccelerated
 import PCMMixTestSupport
 import Testing
 

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Backends) import PCMMix
+import PCMMix
 import Testing
 
 @testable import PCMMixSampleRate

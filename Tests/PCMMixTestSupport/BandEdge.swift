@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Backends) import PCMMix
+import PCMMix
 
 /// The band-edge measurement of a sample-rate converter, as audio people compare them: a
 /// −0.1 dBFS log sweep and tones near the lower Nyquist frequency go through the converter, and

@@ -44,9 +44,9 @@ public struct SceneRunner {
     /// Where the mic's markers landed in the output written back to back.
     public var micWritten: MarkerReport
     /// The app source's statistics at the end.
-    public var appStatistics: CaptureSourceStatistics
+    public var appStatistics: CaptureSideStatistics
     /// The mic source's statistics at the end.
-    public var micStatistics: CaptureSourceStatistics
+    public var micStatistics: CaptureSideStatistics
     /// The output clock's statistics at the end.
     public var clock: CaptureClockStatistics
     /// Pulls that gave fewer frames of a source than it had delivered for their interval in

@@ -24,8 +24,8 @@ func makeAdopterPipeline(highQuality: Bool) throws -> CapturePipeline {
     let mic = StreamDescription(PCMFormat(sampleRate: 16_000, channelCount: 1, sampleType: .s16))
     let appBytes = [UInt8](repeating: 0x08, count: 4_800 * 4)  // 100 ms
     let micBytes = [UInt8](repeating: 0x08, count: 1_600 * 2)  // 100 ms
-    try appBytes.withUnsafeBytes { try pipeline.appendApp($0, description: app) }
-    try micBytes.withUnsafeBytes { try pipeline.appendMic($0, description: mic) }
+    try appBytes.withUnsafeBytes { try pipeline.append(.app, $0, description: app) }
+    try micBytes.withUnsafeBytes { try pipeline.append(.mic, $0, description: mic) }
     var out = [Int16](repeating: 0, count: 960)
     let frames = out.withUnsafeMutableBufferPointer { pipeline.mix(into: $0) }
     #expect(frames == 480)
@@ -62,10 +62,12 @@ func makeAdopterPipeline(highQuality: Bool) throws -> CapturePipeline {
     right.initialize(repeating: 8_192)
     var pipeline = CapturePipeline()
     let planes = [UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right)]
-    try planes.withUnsafeBufferPointer { try pipeline.appendApp(planes: $0, description: format) }
+    try planes.withUnsafeBufferPointer {
+      try pipeline.append(.app, planes: $0, description: format)
+    }
     let mic = StreamDescription(PCMFormat(sampleRate: 48_000, channelCount: 1, sampleType: .s16))
     let silence = [Int16](repeating: 0, count: 480)
-    try silence.withUnsafeBytes { try pipeline.appendMic($0, description: mic) }
+    try silence.withUnsafeBytes { try pipeline.append(.mic, $0, description: mic) }
     var out = [Int16](repeating: 0, count: 960)
     #expect(out.withUnsafeMutableBufferPointer { pipeline.mix(into: $0) } == 480)
     // Left from the first plane, right from the second, in every frame.
@@ -76,7 +78,7 @@ func makeAdopterPipeline(highQuality: Bool) throws -> CapturePipeline {
     // One plane for two channels is refused, naming the counts.
     #expect(throws: ProbeError.planeCountMismatch(1, expected: 2)) {
       try planes.prefix(1).withUnsafeBufferPointer {
-        try pipeline.appendApp(planes: $0, description: format)
+        try pipeline.append(.app, planes: $0, description: format)
       }
     }
   }
@@ -130,8 +132,8 @@ typealias RenderCallback = (_ buffer: UnsafeMutableRawPointer, _ frames: Int) ->
     var mixer = DualBufferMixer()
     let frames = (0..<960).map { _ in Float(0.25) }
     frames.withUnsafeBufferPointer {
-      mixer.append(.app, $0)
-      mixer.append(.mic, $0)
+      mixer.append(.app, samples: $0)
+      mixer.append(.mic, samples: $0)
     }
     var out = [Float](repeating: 0, count: 960)
     #expect(

@@ -72,8 +72,8 @@ import Testing
         let offset = a % (app.count / 4)
         let n = min(appFrames, app.count / 4 - offset, appTotal - a)
         try app.withUnsafeBytes { b in
-          try pipeline.appendApp(
-            UnsafeRawBufferPointer(rebasing: b[(offset * 4)..<((offset + n) * 4)]),
+          try pipeline.append(
+            .app, UnsafeRawBufferPointer(rebasing: b[(offset * 4)..<((offset + n) * 4)]),
             description: appDescription)
         }
         a += n
@@ -82,8 +82,8 @@ import Testing
         let want = Int.random(in: micFrames, using: &rng)
         let n = min(want, mic.count / 2 - offset, micTotal - m)
         try mic.withUnsafeBytes { b in
-          try pipeline.appendMic(
-            UnsafeRawBufferPointer(rebasing: b[(offset * 2)..<((offset + n) * 2)]),
+          try pipeline.append(
+            .mic, UnsafeRawBufferPointer(rebasing: b[(offset * 2)..<((offset + n) * 2)]),
             description: micDescription)
         }
         m += n
@@ -129,7 +129,8 @@ import Testing
     try Self.capture(
       &pipeline, app: Self.appBytes(seconds: 1), mic: Self.micBytes(seconds: 1), output: drain,
       each: { step, p in Self.checkCounters(p, "step \(step)") })
-    pipeline.finish()
+    pipeline.finish(.app)
+    pipeline.finish(.mic)
     drain(&pipeline)
     Self.checkCounters(pipeline)
 
@@ -220,8 +221,8 @@ import Testing
       var out = [Int16](repeating: 0, count: 4096 * 2)
       var n = 0
       for _ in 0..<3 {
-        try appBytes.withUnsafeBytes { try p.appendApp($0, description: app) }
-        try micBytes.withUnsafeBytes { try p.appendMic($0, description: mic) }
+        try appBytes.withUnsafeBytes { try p.append(.app, $0, description: app) }
+        try micBytes.withUnsafeBytes { try p.append(.mic, $0, description: mic) }
         n += out.withUnsafeMutableBufferPointer {
           p.mix(into: UnsafeMutableBufferPointer(rebasing: $0[(n * 2)...]))
         }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Backends) @testable import PCMMix
+@testable import PCMMix
 
 /// The mixer's contract on interleaved stereo Float32 at the output rate: what comes out, when,
 /// at what level, and how every frame is accounted for.

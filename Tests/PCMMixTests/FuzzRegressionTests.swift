@@ -120,8 +120,9 @@ import Testing
   var pipeline = CapturePipeline(.init(resampler: factory, inputRates: 1...768_000))
   let format = PCMFormat(sampleRate: 100, channelCount: 1, sampleType: .s16)
   let frame: [UInt8] = [0, 0x40]
-  frame.withUnsafeBytes { try! pipeline.appendApp($0, description: StreamDescription(format)) }
-  pipeline.finish()
+  frame.withUnsafeBytes { try! pipeline.append(.app, $0, description: StreamDescription(format)) }
+  pipeline.finish(.app)
+  pipeline.finish(.mic)
   // 480 frames of audio, plus at most 100 ms (4,800 frames) of delay on each side.
   #expect(work.frames <= 480 + 2 * 4_800, "\(work.frames) output frames computed")
 }
@@ -177,7 +178,7 @@ private struct _FuzzInput: Sendable {
   let low = StreamDescription(PCMFormat(sampleRate: 100, channelCount: 1, sampleType: .s16))
   let frame: [UInt8] = [0, 0x40]
   #expect(throws: ProbeError.invalidSampleRate(100)) {
-    try frame.withUnsafeBytes { try pipeline.appendApp($0, description: low) }
+    try frame.withUnsafeBytes { try pipeline.append(.app, $0, description: low) }
   }
   let message = "\(ProbeError.invalidSampleRate(100))"
   #expect(message.contains("100 Hz") && message.contains("inputRates"), "\(message)")
@@ -185,5 +186,5 @@ private struct _FuzzInput: Sendable {
   #expect(throws: ProbeError.invalidSampleRate(100)) { try pipeline.prepare(app: nil, mic: low) }
   #expect(pipeline.mixer.app.counters.framesIn == 0)
   let ok = StreamDescription(PCMFormat(sampleRate: 44_100, channelCount: 1, sampleType: .s16))
-  try frame.withUnsafeBytes { try pipeline.appendApp($0, description: ok) }
+  try frame.withUnsafeBytes { try pipeline.append(.app, $0, description: ok) }
 }

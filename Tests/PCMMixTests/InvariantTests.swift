@@ -207,10 +207,10 @@ import Testing
     }
     func push(app: Bool, mic: Bool) {
       if app {
-        appBuffer.withUnsafeBytes { try! pipeline.appendApp($0, description: appDescription) }
+        appBuffer.withUnsafeBytes { try! pipeline.append(.app, $0, description: appDescription) }
       }
       if mic {
-        micBuffer.withUnsafeBytes { try! pipeline.appendMic($0, description: micDescription) }
+        micBuffer.withUnsafeBytes { try! pipeline.append(.mic, $0, description: micDescription) }
       }
     }
     // Two seconds with both sources.
@@ -305,12 +305,13 @@ import Testing
       for start in stride(from: 0, to: bytes.count, by: step) {
         let piece = bytes[start..<min(start + step, bytes.count)]
         piece.withUnsafeBytes {
-          try! pipeline.appendApp($0, description: StreamDescription(format))
+          try! pipeline.append(.app, $0, description: StreamDescription(format))
         }
         drain()
       }
     }
-    pipeline.finish()
+    pipeline.finish(.app)
+    pipeline.finish(.mic)
     drain()
     #expect(output.count == 2 * 96_000)
     let left = stride(from: 0, to: output.count, by: 2).map { output[$0] }

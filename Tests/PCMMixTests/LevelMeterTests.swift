@@ -134,9 +134,10 @@ import Testing
   }
 
   @Test func configurationIsClamped() {
-    let c = LevelMeter.Configuration(sampleRate: .nan, holdSeconds: -1, decayDBPerSecond: 1e9)
+    let c = LevelMeter.Configuration(sampleRate: .min, holdSeconds: -1, decayDBPerSecond: 1e9)
       .clamped
     #expect(
-      c == LevelMeter.Configuration(sampleRate: 48_000, holdSeconds: 0, decayDBPerSecond: 1_000))
+      c == LevelMeter.Configuration(sampleRate: 8_000, holdSeconds: 0, decayDBPerSecond: 1_000))
+    #expect(LevelMeter.Configuration(sampleRate: .max).clamped.sampleRate == 768_000)
   }
 }

@@ -108,8 +108,8 @@ import Testing
           (x[2 * i], x[2 * i + 1], y[2 * i], y[2 * i + 1]) = (v, v, v, v)
         }
       }
-      x.withUnsafeBufferPointer { mixer.append(.app, $0) }
-      y.withUnsafeBufferPointer { mixer.append(.mic, $0) }
+      x.withUnsafeBufferPointer { mixer.append(.app, samples: $0) }
+      y.withUnsafeBufferPointer { mixer.append(.mic, samples: $0) }
       let n = outF.withUnsafeMutableBufferPointer { mixer.mix(into: $0) }
       #expect(n == 480)
       peak = max(peak, outF.map(abs).max()!)

@@ -38,8 +38,8 @@ import Testing
   func wholeBuffers(_ name: String) throws {
     let v = try MixVector(name)
     var mixer = DualBufferMixer(.init(policy: v.policy))
-    v.app.withUnsafeBufferPointer { mixer.append(.app, $0) }
-    v.mic.withUnsafeBufferPointer { mixer.append(.mic, $0) }
+    v.app.withUnsafeBufferPointer { mixer.append(.app, samples: $0) }
+    v.mic.withUnsafeBufferPointer { mixer.append(.mic, samples: $0) }
     var out = [Int16](repeating: 0, count: v.frames * 2 + 2)
     let n = out.withUnsafeMutableBufferPointer { mixer.mix(into: $0) }
     #expect(n == v.frames)
@@ -76,11 +76,15 @@ import Testing
       let size = Int.random(in: 1...300, using: &g)
       if takeApp {
         let end = min(v.frames, next.app + size)
-        v.app[(next.app * 2)..<(end * 2)].withUnsafeBufferPointer { mixer.append(.app, $0) }
+        v.app[(next.app * 2)..<(end * 2)].withUnsafeBufferPointer {
+          mixer.append(.app, samples: $0)
+        }
         next.app = end
       } else {
         let end = min(v.frames, next.mic + size)
-        v.mic[(next.mic * 2)..<(end * 2)].withUnsafeBufferPointer { mixer.append(.mic, $0) }
+        v.mic[(next.mic * 2)..<(end * 2)].withUnsafeBufferPointer {
+          mixer.append(.mic, samples: $0)
+        }
         next.mic = end
       }
       mixSome(room: Int.random(in: 0...700, using: &g))
@@ -127,8 +131,8 @@ import Testing
       (mic[2 * i], mic[2 * i + 1]) = (fb, fa)
     }
     var mixer = DualBufferMixer(.init(capacityFrames: n, policy: policy))
-    app.withUnsafeBufferPointer { mixer.append(.app, $0) }
-    mic.withUnsafeBufferPointer { mixer.append(.mic, $0) }
+    app.withUnsafeBufferPointer { mixer.append(.app, samples: $0) }
+    mic.withUnsafeBufferPointer { mixer.append(.mic, samples: $0) }
     var out = [Int16](repeating: 0, count: 2 * n)
     #expect(out.withUnsafeMutableBufferPointer { mixer.mix(into: $0) } == n)
     var failures: [String] = []

@@ -200,6 +200,7 @@ func withSeparatePlanes(
     return try run(&pipeline, shape, refusing: refusing)
   }
 
+  @available(*, deprecated, message: "SharedCapturePipeline is deprecated; tested while it remains")
   static func shared(_ shape: PlanarAudio.Shape, refusing: Bool = false) throws -> [Int16] {
     var pipeline = SharedCapturePipeline()
     return try run(&pipeline, shape, refusing: refusing)
@@ -230,9 +231,11 @@ func withSeparatePlanes(
     try Self.expectSameOutput { try Self.capture($0) }
   }
 
+  @available(*, deprecated, message: "SharedCapturePipeline is deprecated; tested while it remains")
   @Test func sharedCapturePipelineGivesTheSameBitsForEveryShape() throws {
     // The same bits as the single-threaded pipeline too.
     try Self.expectSameOutput({ try Self.shared($0) }, as: { try Self.capture($0) })
+    #expect(try Self.shared(.planarSeparate, refusing: true) == Self.shared(.planarSeparate))
   }
 
   @Test func clockedCapturePipelineGivesTheSameBitsForEveryShape() throws {
@@ -258,7 +261,6 @@ func withSeparatePlanes(
 
   @Test func misfitPlanesAreRefusedAndTheStreamGoesOn() throws {
     #expect(try Self.capture(.planarSeparate, refusing: true) == Self.capture(.planarSeparate))
-    #expect(try Self.shared(.planarSeparate, refusing: true) == Self.shared(.planarSeparate))
     #expect(try Self.clocked(.planarSeparate, refusing: true) == Self.clocked(.planarSeparate))
     #expect(try Self.realtime(.planarSeparate, refusing: true) == Self.realtime(.planarSeparate))
   }
@@ -289,24 +291,25 @@ extension CapturePipeline: PlanarInputTarget {
     _ side: DualBufferMixer.Side, _ input: PlanarAudio.Input, time: MediaTime
   ) throws {
     switch (input, side) {
-    case (.bytes(let b, let d), .app): try appendApp(b, description: d)
-    case (.bytes(let b, let d), .mic): try appendMic(b, description: d)
-    case (.planes(let p, let d), .app): try appendApp(planes: p, description: d)
-    case (.planes(let p, let d), .mic): try appendMic(planes: p, description: d)
+    case (.bytes(let b, let d), .app): try append(.app, b, description: d)
+    case (.bytes(let b, let d), .mic): try append(.mic, b, description: d)
+    case (.planes(let p, let d), .app): try append(.app, planes: p, description: d)
+    case (.planes(let p, let d), .mic): try append(.mic, planes: p, description: d)
     }
   }
 
   mutating func output(into block: UnsafeMutableBufferPointer<Int16>) -> Int { mix(into: block) }
 }
 
+@available(*, deprecated, message: "SharedCapturePipeline is deprecated; tested while it remains")
 extension SharedCapturePipeline: PlanarInputTarget {
   func append(_ side: DualBufferMixer.Side, _ input: PlanarAudio.Input, time: MediaTime) throws {
     let app = side == .app
     switch input {
     case .bytes(let b, let d):
-      try app ? appendApp(b, description: d) : appendMic(b, description: d)
+      try app ? append(.app, b, description: d) : append(.mic, b, description: d)
     case .planes(let p, let d):
-      try app ? appendApp(planes: p, description: d) : appendMic(planes: p, description: d)
+      try app ? append(.app, planes: p, description: d) : append(.mic, planes: p, description: d)
     }
   }
 

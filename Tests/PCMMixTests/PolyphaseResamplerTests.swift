@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Backends) @testable import PCMMix
+@testable import PCMMix
 
 @Suite struct PolyphaseResamplerTests {
   static let rates = [8000, 11025, 16000, 22050, 24000, 32000, 44100, 88200, 96000, 192000]

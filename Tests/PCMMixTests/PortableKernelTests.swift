@@ -2,7 +2,7 @@ import CPCMMixCore
 import PCMMixTestSupport
 import Testing
 
-@_spi(Backends) @testable import PCMMix
+@testable import PCMMix
 
 /// The portable C kernels (`CPCMMixCore`) compute the chains PCMMix's resampler and mix were
 /// first written as in Swift's SIMD8<Float>: the same operations in the same order, multiplies

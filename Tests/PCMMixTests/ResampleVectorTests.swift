@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Backends) @testable import PCMMix
+@testable import PCMMix
 
 /// The `resample` reference vectors: sines at 8 … 96 kHz against the same sines evaluated
 /// analytically at the 48 kHz output times.

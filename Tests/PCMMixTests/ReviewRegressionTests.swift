@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Backends) @testable import PCMMix
+@testable import PCMMix
 
 /// Cases a code review found; each failed (or trapped) before its fix.
 @Suite struct ReviewRegressionTests {

@@ -72,16 +72,17 @@ import Testing
       for push in pushes {
         if push.isApp {
           try app[push.bytes].withUnsafeBytes {
-            try pipeline.appendApp($0, description: SceneTests.appDescription)
+            try pipeline.append(.app, $0, description: SceneTests.appDescription)
           }
         } else {
           try mic[push.bytes].withUnsafeBytes {
-            try pipeline.appendMic($0, description: SceneTests.micDescription)
+            try pipeline.append(.mic, $0, description: SceneTests.micDescription)
           }
         }
         _ = mix(&pipeline)
       }
-      pipeline.finish()
+      pipeline.finish(.app)
+      pipeline.finish(.mic)
       while mix(&pipeline) > 0 {}
       return pipeline
     }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@_spi(Backends) @testable import PCMMix
+@testable import PCMMix
 
 /// One source's path: bytes in any split, byte order, rate and channel count in; time-aligned
 /// stereo at 48 kHz out.

@@ -1,6 +1,6 @@
 import CBenchPeers
-@_spi(Backends) import PCMMix
-@_spi(Backends) import PCMMixAccelerated
+import PCMMix
+import PCMMixAccelerated
 import PCMMixCLI
 
 /// A resampler the benchmark compares: a name, where it comes from, and how to make one.

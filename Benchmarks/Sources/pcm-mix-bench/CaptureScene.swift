@@ -212,11 +212,11 @@ enum CaptureScene {
       if e.isApp {
         let bytes = UnsafeRawBufferPointer(
           start: pools.app + e.buffer * appBytes, count: appBytes)
-        try! p.appendApp(bytes, description: appDescription)
+        try! p.append(.app, bytes, description: appDescription)
       } else {
         let bytes = UnsafeRawBufferPointer(
           start: pools.mic + e.buffer * micBytes, count: micBytes)
-        try! p.appendMic(bytes, description: micDescription)
+        try! p.append(.mic, bytes, description: micDescription)
       }
       let n = p.mix(into: output)
       let t1 = nowNS()

@@ -1,5 +1,5 @@
 import PCMMix
-@_spi(Backends) import PCMMixAccelerated
+import PCMMixAccelerated
 
 /// Section 2: each stage of the pipeline on one 10 ms block, timed alone.
 enum StageBench {

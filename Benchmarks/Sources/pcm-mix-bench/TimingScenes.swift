@@ -1,5 +1,5 @@
 import PCMMix
-@_spi(Backends) import PCMMixAccelerated
+import PCMMixAccelerated
 import PCMMixTestSupport
 
 /// Section 5: time. Simulated captures (`PCMMixTestSupport`'s `CaptureSimulator`: two clocks,
@@ -146,9 +146,9 @@ enum TimingScenes {
     for e in CaptureSimulator(app: app, mic: mic, duration: seconds) {
       e.bytes.withUnsafeBytes { bytes in
         if e.side == .app {
-          try? pipeline.appendApp(bytes, description: e.description)
+          try? pipeline.append(.app, bytes, description: e.description)
         } else {
-          try? pipeline.appendMic(bytes, description: e.description)
+          try? pipeline.append(.mic, bytes, description: e.description)
         }
       }
       let n = out.withUnsafeMutableBufferPointer { pipeline.mix(into: $0) }
@@ -368,9 +368,9 @@ enum TimingScenes {
         let t0 = nowNS()
         if today != nil {
           if e.side == .app {
-            try? today!.appendApp(bytes, description: e.description)
+            try? today!.append(.app, bytes, description: e.description)
           } else {
-            try? today!.appendMic(bytes, description: e.description)
+            try? today!.append(.mic, bytes, description: e.description)
           }
           check &+= out.withUnsafeMutableBufferPointer { today!.mix(into: $0) }
         } else if clocked != nil {

@@ -52,15 +52,13 @@ public enum PCMEncoder {
   /// A bulk int16 encoder from outside the library, giving the same bits as ``int16(_:)``:
   /// `PCMMixAccelerated` installs an AVX2 one where the CPU has it (Swift cannot use AVX2
   /// without compiler flags, and its own loop runs at SSE2 width).
-  @_spi(Backends)
-  public typealias Int16Kernel =
+  package typealias Int16Kernel =
     @convention(c) (UnsafePointer<Float>, Int, UnsafeMutablePointer<Int16>) -> Void
 
   /// Makes every bulk int16 encode in the process (mixers, WAV writers) use `kernel`, or the
   /// Swift loop again with `nil`. Set it once, before audio runs: calls already under way may
   /// still use the previous one.
-  @_spi(Backends)
-  public static func install(_ kernel: Int16Kernel?) {
+  package static func install(_ kernel: Int16Kernel?) {
     let bits = kernel.map { Int(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self)) } ?? 0
     pcmmix_store_release(_kernelWord, bits)
   }

@@ -3,7 +3,7 @@
 
   extension UnsafeMutableAudioBufferListPointer {
     /// Runs `body` with this list's buffers as the planes every `planes:` entry point takes
-    /// (``CapturePipeline/appendApp(planes:description:)``,
+    /// (``CapturePipeline/append(_:planes:description:)``,
     /// ``RealtimeCapturePipeline/append(_:planes:description:time:)``, …): one per buffer, in
     /// order, each `mDataByteSize` bytes from `mData`. The bytes are not copied; the list of
     /// planes lives on the stack for the call. Apple platforms only: elsewhere build the planes

@@ -54,7 +54,7 @@ public struct DualBufferMixer {
     /// The configuration the mixer runs: channels in 1 … ``PCMFormat/maxChannels``, a capacity
     /// of at least 1 frame, `0 ≤ maxLagFrames ≤ capacityFrames`, gains and ceiling that are not
     /// NaN (NaN becomes 0 dB, and −1 dBFS for the ceiling). Every other value is kept.
-    public var normalized: Configuration {
+    public var clamped: Configuration {
       var c = self
       c.channelCount = min(max(channelCount, 1), PCMFormat.maxChannels)
       c.capacityFrames = max(capacityFrames, 1)
@@ -92,7 +92,7 @@ public struct DualBufferMixer {
   /// Creates a mixer for `configuration` as ``Configuration/normalized`` puts it in range;
   /// allocates both FIFOs and its scratch.
   public init(_ configuration: Configuration = Configuration()) {
-    let configuration = configuration.normalized
+    let configuration = configuration.clamped
     self.configuration = configuration
     let ch = configuration.channelCount
     app = MixerInput(
@@ -106,15 +106,15 @@ public struct DualBufferMixer {
       sampleRate: 48_000)
   }
 
-  /// Appends `frames` (interleaved, ``Configuration/channelCount`` channels, so
-  /// `frames.count / channelCount` frames) to `side`; past capacity the oldest frames are dropped
-  /// and counted, and while the side is disabled every frame is.
+  /// Appends interleaved `samples` (``Configuration/channelCount`` channels, so
+  /// `samples.count / channelCount` frames) to `side`; past capacity the oldest frames are
+  /// dropped and counted, and while the side is disabled every frame is.
   ///
   /// - Complexity: O(frames); no allocation.
-  public mutating func append(_ side: Side, _ frames: UnsafeBufferPointer<Float>) {
+  public mutating func append(_ side: Side, samples: UnsafeBufferPointer<Float>) {
     switch side {
-    case .app: app.append(frames)
-    case .mic: mic.append(frames)
+    case .app: app.append(samples)
+    case .mic: mic.append(samples)
     }
   }
 

@@ -34,15 +34,14 @@ public struct LevelMeter: Sendable {
   /// Out-of-range values are clamped (a non-finite one takes the default); nothing traps.
   public struct Configuration: Hashable, Sendable {
     /// Frames per second, 8,000…768,000 (default 48,000): turns frames into time.
-    public var sampleRate: Double
+    public var sampleRate: Int
     /// How long the held peak stays put, 0…60 s (default 1 s), counted in whole frames.
     public var holdSeconds: Double
     /// How fast the held peak falls after the hold, 0…1,000 dB per second (default 20).
     public var decayDBPerSecond: Double
 
     /// Creates a configuration: 48 kHz, a 1 s hold, a 20 dB/s fall.
-    public init(sampleRate: Double = 48_000, holdSeconds: Double = 1, decayDBPerSecond: Double = 20)
-    {
+    public init(sampleRate: Int = 48_000, holdSeconds: Double = 1, decayDBPerSecond: Double = 20) {
       self.sampleRate = sampleRate
       self.holdSeconds = holdSeconds
       self.decayDBPerSecond = decayDBPerSecond
@@ -54,7 +53,7 @@ public struct LevelMeter: Sendable {
         x.isFinite ? min(max(x, lo), hi) : fallback
       }
       return Configuration(
-        sampleRate: clamp(sampleRate, 8_000, 768_000, 48_000),
+        sampleRate: min(max(sampleRate, 8_000), 768_000),
         holdSeconds: clamp(holdSeconds, 0, 60, 1),
         decayDBPerSecond: clamp(decayDBPerSecond, 0, 1_000, 20))
     }
@@ -105,7 +104,7 @@ public struct LevelMeter: Sendable {
   public init(_ configuration: Configuration = Configuration()) {
     let c = configuration.clamped
     self.configuration = c
-    holdFrames = Int((c.holdSeconds * c.sampleRate).rounded())
+    holdFrames = Int((c.holdSeconds * Double(c.sampleRate)).rounded())
   }
 
   /// Returns to the state at creation.
@@ -161,7 +160,7 @@ public struct LevelMeter: Sendable {
     if falling > 0 && heldSquare > 0 {
       if falling != decayFrames {
         decayFrames = falling
-        let dB = configuration.decayDBPerSecond * Double(falling) / configuration.sampleRate
+        let dB = configuration.decayDBPerSecond * Double(falling) / Double(configuration.sampleRate)
         decayFactor = pow(10, -dB / 10)
       }
       heldSquare *= decayFactor

@@ -33,12 +33,12 @@ extension Limiter {
     /// instead of rippling, so it adds no distortion; it delays recovery by as much.
     public var holdSeconds: Double
     /// Frames per second, 8,000…768,000 (default 48,000).
-    public var sampleRate: Double
+    public var sampleRate: Int
 
     /// Creates a configuration; the defaults suit 48 kHz stereo with 1 ms of look-ahead.
     public init(
       channelCount: Int = 2, ceilingDB: Double = -1, lookaheadFrames: Int = 48,
-      releaseSeconds: Double = 0.1, holdSeconds: Double = 0.01, sampleRate: Double = 48_000
+      releaseSeconds: Double = 0.1, holdSeconds: Double = 0.01, sampleRate: Int = 48_000
     ) {
       self.channelCount = channelCount
       self.ceilingDB = ceilingDB
@@ -56,9 +56,9 @@ extension Limiter {
       }
       var c = self
       c.channelCount = min(max(channelCount, 1), 8)
-      c.sampleRate = clamp(sampleRate, 8_000, 768_000, 48_000)
+      c.sampleRate = min(max(sampleRate, 8_000), 768_000)
       c.ceilingDB = clamp(ceilingDB, -60, 0, -1)
-      c.lookaheadFrames = min(max(lookaheadFrames, 0), Int(c.sampleRate / 10))
+      c.lookaheadFrames = min(max(lookaheadFrames, 0), c.sampleRate / 10)
       c.releaseSeconds = clamp(releaseSeconds, 0.001, 10, 0.1)
       c.holdSeconds = clamp(holdSeconds, 0, 1, 0.01)
       return c

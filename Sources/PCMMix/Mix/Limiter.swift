@@ -96,9 +96,9 @@ public struct Limiter: Sendable {
     ceilingBits = Int32(bitPattern: linear.bitPattern)
     channels = c.channelCount
     lookahead = c.lookaheadFrames
-    let hold = Int((c.holdSeconds * c.sampleRate).rounded())
+    let hold = Int((c.holdSeconds * Double(c.sampleRate)).rounded())
     window = lookahead + 1 + hold
-    releaseFactor = exp(-1 / (c.releaseSeconds * c.sampleRate))
+    releaseFactor = exp(-1 / (c.releaseSeconds * Double(c.sampleRate)))
     delay = [Float](repeating: 0, count: 2 * lookahead * channels)
     queueIndex = [Int](repeating: 0, count: window)
     queuePeak = [Float](repeating: 0, count: window)

@@ -4,15 +4,14 @@ import CPCMMixCore
 /// A mixing kernel from outside the library: one pass that mixes two blocks and measures both
 /// sources and the result for the meters, giving the same mix bits as ``MixKernel/portable``.
 /// `PCMMixAccelerated` installs an AVX2 one where the CPU has it.
-@_spi(Backends)
-public enum MixKernel {
+package enum MixKernel {
   /// `(out, a, b, count, ga, gb, scale, magnitudeBits, sums)`: sets `out[i] = (a[i]·ga +
   /// b[i]·gb)·scale` over `count` floats (multiplies and adds separate, never fused), and
   /// measures in the same pass the largest magnitude and the sum of squares of `a`, of `b` and
   /// of the result: the largest |x| as float bits as the maximum with `magnitudeBits[0...2]`,
   /// the sums added onto `sums[0...2]`. A non-finite sample must make its sum non-finite (the
   /// magnitudes may then miss a NaN: the callers look at the sums first).
-  public typealias MixMeasure =
+  package typealias MixMeasure =
     @convention(c) (
       UnsafeMutablePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, Int, Float, Float,
       Float, UnsafeMutablePointer<Int32>, UnsafeMutablePointer<Double>
@@ -20,7 +19,7 @@ public enum MixKernel {
 
   /// Makes the mixers use `mixMeasure` (or ``portable`` again, with `nil`). Set it once, before
   /// audio runs.
-  public static func install(mixMeasure: MixMeasure?) {
+  package static func install(mixMeasure: MixMeasure?) {
     let bits = mixMeasure.map {
       Int(bitPattern: unsafeBitCast($0, to: UnsafeRawPointer.self))
     }
@@ -44,7 +43,7 @@ public enum MixKernel {
   /// give: portable C (`CPCMMixCore`), eight lanes at a time, the largest magnitudes kept as
   /// float maxima of |x| lane by lane (which may miss a NaN, but then the sum is NaN), squares
   /// summed in Float lanes for 4,096 samples at a time, then in Double.
-  public static let portable: MixMeasure = { out, a, b, count, ga, gb, scale, bits, sums in
+  package static let portable: MixMeasure = { out, a, b, count, ga, gb, scale, bits, sums in
     pcmmix_core_mix_measure(out, a, b, count, ga, gb, scale, bits, sums)
   }
 }

@@ -27,7 +27,7 @@ struct MixOutput {
 
   /// For `policy` at `sampleRate`; `lookaheadFrames` for the limiter (0: it acts at once).
   init(policy: MixPolicy, ceilingDB: Double, lookaheadFrames: Int, sampleRate: Int) {
-    let meter = LevelMeter(.init(sampleRate: Double(sampleRate)))
+    let meter = LevelMeter(.init(sampleRate: sampleRate))
     (appMeter, micMeter, outputMeter) = (meter, meter, meter)
     saturates = policy == .saturate
     limiter =
@@ -35,7 +35,7 @@ struct MixOutput {
       ? Limiter(
         .init(
           channelCount: 2, ceilingDB: ceilingDB, lookaheadFrames: lookaheadFrames,
-          sampleRate: Double(sampleRate)))
+          sampleRate: sampleRate))
       : nil
   }
 

@@ -3,14 +3,17 @@
 /// ```swift
 /// var pipeline = CapturePipeline()
 /// try pipeline.prepare(app: appASBD, mic: micASBD)         // optional: build filters up front
-/// try pipeline.appendApp(appBytes, description: appASBD)   // e.g. 44.1 kHz stereo s16be
-/// try pipeline.appendMic(micBytes, description: micASBD)   // e.g. 32 kHz mono s16le
+/// try pipeline.append(.app, appBytes, description: appASBD)   // e.g. 44.1 kHz stereo s16be
+/// try pipeline.append(.mic, micBytes, description: micASBD)   // e.g. 32 kHz mono s16le
 /// let frames = pipeline.mix(into: output)                  // 48 kHz stereo int16
 /// ```
 /// Each source runs its own ``SourceChain`` (probe, decode, upmix, resample) into its side of a
 /// ``DualBufferMixer``. Storage is allocated at creation and when a source's input rate changes;
 /// appending and mixing allocate nothing, and memory is bounded by the configuration.
 public struct CapturePipeline {
+  /// App or mic: the word every capture pipeline uses for the two inputs.
+  public typealias Side = DualBufferMixer.Side
+
   /// Output rate, mixer bounds and policy, resampler backend.
   public struct Configuration: Sendable {
     /// Frames per second out (default 48,000).
@@ -42,8 +45,8 @@ public struct CapturePipeline {
   /// The mic source's chain.
   public private(set) var mic: SourceChain
   /// The mixer, with its counters, meters and per-source gains; change it through
-  /// ``setGain(_:dB:)`` and ``setEnabled(_:_:)``, and feed it through ``appendApp(_:description:)``
-  /// and ``appendMic(_:description:)``, which probe, decode and resample first.
+  /// ``setGain(_:dB:)`` and ``setEnabled(_:_:)``, and feed it through
+  /// ``append(_:_:description:)``, which probes, decodes and resamples first.
   public private(set) var mixer: DualBufferMixer
   /// Input rates a source may declare.
   public let inputRates: ClosedRange<Int>
@@ -91,53 +94,40 @@ public struct CapturePipeline {
     }
   }
 
-  /// Takes one app audio buffer.
+  /// Takes one audio buffer for `side`.
   ///
   /// - Throws: ``ProbeError`` when the description is not readable PCM, declares a rate outside
   ///   ``inputRates``, or the bytes are not a whole number of frames; the buffer is then not used
   ///   and the stream continues.
   /// - Complexity: O(frames in the buffer).
-  public mutating func appendApp(
-    _ bytes: UnsafeRawBufferPointer, description: StreamDescription
+  public mutating func append(
+    _ side: Side, _ bytes: UnsafeRawBufferPointer, description: StreamDescription
   ) throws(ProbeError) {
-    try append(.app, .bytes(bytes), description: description)
+    try append(side, .bytes(bytes), description: description)
   }
 
-  /// Takes one mic audio buffer. See ``appendApp(_:description:)``.
-  public mutating func appendMic(
-    _ bytes: UnsafeRawBufferPointer, description: StreamDescription
-  ) throws(ProbeError) {
-    try append(.mic, .bytes(bytes), description: description)
-  }
-
-  /// Takes one app audio buffer given as planes: one raw buffer per channel for a
+  /// Takes one audio buffer for `side` given as planes: one raw buffer per channel for a
   /// non-interleaved description (as an `AudioBufferList` holds them, each anywhere in memory,
   /// all the same size), exactly one for an interleaved description or mono. The planes are read
   /// where they lie: nothing is gathered, copied or allocated.
   ///
-  /// - Throws: ``ProbeError`` as ``appendApp(_:description:)`` does, and
+  /// - Throws: ``ProbeError`` as ``append(_:_:description:)`` does, and
   ///   ``ProbeError/planeCountMismatch(_:expected:)``,
   ///   ``ProbeError/unequalPlanes(index:byteCount:expected:)`` or
   ///   ``ProbeError/partialPlane(byteCount:bytesPerSample:)`` when the planes are not one per
   ///   channel, not the same size, or not whole samples; the buffer is then not used and the
   ///   stream continues.
   /// - Complexity: O(frames in the buffer).
-  public mutating func appendApp(
-    planes: UnsafeBufferPointer<UnsafeRawBufferPointer>, description: StreamDescription
+  public mutating func append(
+    _ side: Side, planes: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+    description: StreamDescription
   ) throws(ProbeError) {
-    try append(.app, .planes(planes), description: description)
-  }
-
-  /// Takes one mic audio buffer given as planes. See ``appendApp(planes:description:)``.
-  public mutating func appendMic(
-    planes: UnsafeBufferPointer<UnsafeRawBufferPointer>, description: StreamDescription
-  ) throws(ProbeError) {
-    try append(.mic, .planes(planes), description: description)
+    try append(side, .planes(planes), description: description)
   }
 
   /// Takes one buffer of either shape for `side`.
   mutating func append(
-    _ side: DualBufferMixer.Side, _ input: PCMInput, description: StreamDescription
+    _ side: Side, _ input: PCMInput, description: StreamDescription
   ) throws(ProbeError) {
     try check(description)
     if side == .app {
@@ -159,20 +149,23 @@ public struct CapturePipeline {
   }
 
   /// Sets a source's gain in dB (0 dB is exactly 1, so 0 dB mixes stay bit-exact).
-  public mutating func setGain(_ side: DualBufferMixer.Side, dB: Double) {
+  public mutating func setGain(_ side: Side, dB: Double) {
     mixer.setGain(side, dB: dB)
   }
 
   /// Enables or disables a source. Disabling drops (and counts) what it had buffered; while
   /// disabled, what it is given is dropped and counted.
-  public mutating func setEnabled(_ side: DualBufferMixer.Side, _ enabled: Bool) {
+  public mutating func setEnabled(_ side: Side, _ enabled: Bool) {
     mixer.setEnabled(side, enabled)
   }
 
-  /// At the end of both streams: flushes both resamplers' tails into the mixer.
-  public mutating func finish() {
-    app.flush(into: &mixer.app)
-    mic.flush(into: &mixer.mic)
+  /// At the end of `side`'s stream: flushes its resampler's tail into the mixer.
+  public mutating func finish(_ side: Side) {
+    if side == .app {
+      app.flush(into: &mixer.app)
+    } else {
+      mic.flush(into: &mixer.mic)
+    }
   }
 
   /// Bytes of storage held by the chains and the mixer.

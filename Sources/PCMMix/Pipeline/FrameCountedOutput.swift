@@ -4,34 +4,6 @@
 // the frames as the callback states them; each is the buffer call on `2 × frames` samples
 // (`channelCount × frames` for a mixer), so the bits are the same.
 
-extension ClockedCapturePipeline {
-  /// Fills `frames` frames of interleaved stereo int16 at `output` (room for `2 × frames`
-  /// samples) with the next interval of the timeline.
-  public mutating func pull(frames: Int, into output: UnsafeMutablePointer<Int16>) -> PullStatus {
-    pull(into: UnsafeMutableBufferPointer(start: output, count: 2 * max(frames, 0)))
-  }
-
-  /// Fills `frames` frames of interleaved stereo Float32 at `output` (room for `2 × frames`
-  /// samples) with the next interval of the timeline.
-  public mutating func pull(frames: Int, into output: UnsafeMutablePointer<Float>) -> PullStatus {
-    pull(into: UnsafeMutableBufferPointer(start: output, count: 2 * max(frames, 0)))
-  }
-}
-
-extension RealtimeCapturePipeline {
-  /// Fills `frames` frames of interleaved stereo int16 at `output` (room for `2 × frames`
-  /// samples) with the next interval of the timeline, from the consumer's thread.
-  public func pull(frames: Int, into output: UnsafeMutablePointer<Int16>) -> PullStatus {
-    pull(into: UnsafeMutableBufferPointer(start: output, count: 2 * max(frames, 0)))
-  }
-
-  /// Fills `frames` frames of interleaved stereo Float32 at `output` (room for `2 × frames`
-  /// samples) with the next interval of the timeline, from the consumer's thread.
-  public func pull(frames: Int, into output: UnsafeMutablePointer<Float>) -> PullStatus {
-    pull(into: UnsafeMutableBufferPointer(start: output, count: 2 * max(frames, 0)))
-  }
-}
-
 extension CapturePipeline {
   /// Mixes what is ready, up to `frames` frames, into interleaved stereo int16 at `output`
   /// (room for `2 × frames` samples), returning the frames written.
@@ -46,6 +18,7 @@ extension CapturePipeline {
   }
 }
 
+@available(*, deprecated, message: "use RealtimeCapturePipeline")
 extension SharedCapturePipeline {
   /// Mixes what is ready, up to `frames` frames, into interleaved stereo int16 at `output`
   /// (room for `2 × frames` samples), returning the frames written.

@@ -1,12 +1,16 @@
 /// A ``CapturePipeline`` that several threads may use at once: the app and mic capture
 /// callbacks append from their own threads while a third pulls mixes.
 ///
+/// Deprecated: its lock is held through the DSP, so a capture callback can wait on the other
+/// side's resampling. Use ``RealtimeCapturePipeline`` (lock-free hand-offs, timestamps, a steady
+/// output clock); it will be removed in the next minor release.
+///
 /// ```swift
 /// let shared = SharedCapturePipeline()
 /// // app capture thread
-/// try shared.appendApp(appBytes, description: appASBD)
+/// try shared.append(.app, appBytes, description: appASBD)
 /// // mic capture thread
-/// try shared.appendMic(micBytes, description: micASBD)
+/// try shared.append(.mic, micBytes, description: micASBD)
 /// // output thread
 /// let frames = shared.mix(into: output)
 /// // anywhere: counters and configuration
@@ -18,6 +22,11 @@
 /// `framesIn == framesEmitted + framesDropped + framesBuffered` holds whenever the lock is free.
 /// The lock is held for work proportional to the buffer or the output room only, and nothing
 /// inside it allocates once the pipeline runs (see ``CapturePipeline``).
+@available(
+  *, deprecated,
+  message:
+    "its lock is held through the DSP: use RealtimeCapturePipeline; removed in the next minor release"
+)
 public final class SharedCapturePipeline: Sendable {
   private let pipeline: Locked<CapturePipeline>
 
@@ -26,48 +35,28 @@ public final class SharedCapturePipeline: Sendable {
     pipeline = Locked(CapturePipeline(configuration))
   }
 
-  /// Takes one app audio buffer. See ``CapturePipeline/appendApp(_:description:)``.
+  /// Takes one audio buffer for `side`. See ``CapturePipeline/append(_:_:description:)``.
   ///
   /// - Throws: ``ProbeError`` when the buffer is not readable PCM; it is then skipped.
   /// - Complexity: O(frames in the buffer), under the lock.
-  public func appendApp(
-    _ bytes: UnsafeRawBufferPointer, description: StreamDescription
+  public func append(
+    _ side: CapturePipeline.Side, _ bytes: UnsafeRawBufferPointer, description: StreamDescription
   ) throws(ProbeError) {
-    try append(.app, .bytes(bytes), description: description)
+    try append(side, .bytes(bytes), description: description)
   }
 
-  /// Takes one mic audio buffer. See ``CapturePipeline/appendMic(_:description:)``.
-  ///
-  /// - Throws: ``ProbeError`` when the buffer is not readable PCM; it is then skipped.
-  /// - Complexity: O(frames in the buffer), under the lock.
-  public func appendMic(
-    _ bytes: UnsafeRawBufferPointer, description: StreamDescription
-  ) throws(ProbeError) {
-    try append(.mic, .bytes(bytes), description: description)
-  }
-
-  /// Takes one app audio buffer given as planes (one per channel for a non-interleaved
+  /// Takes one audio buffer for `side` given as planes (one per channel for a non-interleaved
   /// description, one for interleaved or mono), read where they lie. See
-  /// ``CapturePipeline/appendApp(planes:description:)``.
+  /// ``CapturePipeline/append(_:planes:description:)``.
   ///
   /// - Throws: ``ProbeError`` when the buffer is not readable PCM or the planes do not match the
   ///   description; it is then skipped.
   /// - Complexity: O(frames in the buffer), under the lock.
-  public func appendApp(
-    planes: UnsafeBufferPointer<UnsafeRawBufferPointer>, description: StreamDescription
+  public func append(
+    _ side: CapturePipeline.Side, planes: UnsafeBufferPointer<UnsafeRawBufferPointer>,
+    description: StreamDescription
   ) throws(ProbeError) {
-    try append(.app, .planes(planes), description: description)
-  }
-
-  /// Takes one mic audio buffer given as planes. See ``appendApp(planes:description:)``.
-  ///
-  /// - Throws: ``ProbeError`` when the buffer is not readable PCM or the planes do not match the
-  ///   description; it is then skipped.
-  /// - Complexity: O(frames in the buffer), under the lock.
-  public func appendMic(
-    planes: UnsafeBufferPointer<UnsafeRawBufferPointer>, description: StreamDescription
-  ) throws(ProbeError) {
-    try append(.mic, .planes(planes), description: description)
+    try append(side, .planes(planes), description: description)
   }
 
   /// Mixes what is ready into `output` (interleaved stereo int16), returning the frames written.
@@ -88,7 +77,7 @@ public final class SharedCapturePipeline: Sendable {
   }
 
   /// Runs `body` with exclusive access to the pipeline: read counters, set gains, enable or
-  /// disable a source, or call ``CapturePipeline/finish()``.
+  /// disable a source, or call ``CapturePipeline/finish(_:)``.
   ///
   /// ```swift
   /// shared.withPipeline { $0.setEnabled(.mic, false) }
@@ -102,7 +91,7 @@ public final class SharedCapturePipeline: Sendable {
 
   /// Takes one buffer of either shape for `side`, under the lock.
   private func append(
-    _ side: DualBufferMixer.Side, _ input: PCMInput, description: StreamDescription
+    _ side: CapturePipeline.Side, _ input: PCMInput, description: StreamDescription
   ) throws(ProbeError) {
     let input = _Borrowed(input)
     try locked { (p) throws(ProbeError) in

@@ -2,12 +2,12 @@ extension PolyphaseResampler {
   /// Dot products from outside the library: `PCMMixAccelerated` supplies AVX2 + FMA ones, which
   /// Swift cannot emit without compiler flags. `dot` and `dot2` take `n`, a multiple of 8; with
   /// ``group`` the resampler computes sixteen outputs per call where the rates allow it.
-  @_spi(Backends)
-  public struct DotKernel: Sendable {
+  package struct DotKernel: Sendable {
     /// `h · x` over `n` floats.
-    public typealias Dot = @convention(c) (UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Float
+    package typealias Dot =
+      @convention(c) (UnsafePointer<Float>, UnsafePointer<Float>, Int) -> Float
     /// `h · a` and `h · b` over `n` floats, into `out[0]` and `out[1]`.
-    public typealias Dot2 =
+    package typealias Dot2 =
       @convention(c) (
         UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>, Int,
         UnsafeMutablePointer<Float>
@@ -17,7 +17,7 @@ extension PolyphaseResampler {
     /// `table[m·16 + i] · x[c·stride + m]` and writes lanes `first ..< first + count` to `out`,
     /// interleaved. Lanes outside that range may read input past what is valid, but never past
     /// `width` floats from `x` in each plane, and their results are dropped.
-    public typealias Group =
+    package typealias Group =
       @convention(c) (
         UnsafePointer<Float>, Int, UnsafePointer<Float>, Int, Int, UnsafeMutablePointer<Float>,
         Int, Int
@@ -25,7 +25,7 @@ extension PolyphaseResampler {
     /// Two whole groups of a mono plane that share a table: `(table, width, a, b, outA, outB)`
     /// sets `outA[i]` (`outB[i]`) to the sum over `m < width` of `table[m·16 + i] · a[m]`
     /// (`b[m]`) for all sixteen lanes, so one coefficient load serves two groups.
-    public typealias GroupPair =
+    package typealias GroupPair =
       @convention(c) (
         UnsafePointer<Float>, Int, UnsafePointer<Float>, UnsafePointer<Float>,
         UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>
@@ -36,7 +36,7 @@ extension PolyphaseResampler {
     /// 0 ..< `count`, into `out + k·outAdvance`, except group 0 into `firstOut` and group
     /// `count - 1` into `lastOut` where those are given, with the same bits as `count` ``Group``
     /// calls; several groups share each coefficient load.
-    public typealias GroupRun =
+    package typealias GroupRun =
       @convention(c) (
         UnsafePointer<Float>, Int, UnsafePointer<Float>, Int, Int, Int,
         UnsafeMutablePointer<Float>, Int, Int, UnsafeMutablePointer<Float>?,
@@ -50,7 +50,7 @@ extension PolyphaseResampler {
     /// ``takesUpsample(up:down:)`` accepts. The function may read up to 48 floats past the last
     /// window of each plane. Each output must be one chain of fused multiply-adds over the steps
     /// in order, so that any split of the input gives the same bits.
-    public typealias UpsampleRun =
+    package typealias UpsampleRun =
       @convention(c) (
         UnsafePointer<Float>, Int, Int, Int, UnsafePointer<Float>, Int, Int, Int, Int,
         UnsafeMutablePointer<Float>
@@ -59,20 +59,20 @@ extension PolyphaseResampler {
     /// 8 kHz into 48 kHz) and 3 : 2 (32 kHz). (With 2, 4 and 8 : 1 the AVX2 function measured
     /// slower than the group functions; the AVX2 and AVX-512F kernels must take the same ratios
     /// to give the same bits.)
-    public static func takesUpsample(up: Int, down: Int) -> Bool {
+    package static func takesUpsample(up: Int, down: Int) -> Bool {
       down == 1 ? [3, 5, 6].contains(up) : up == 3 && down == 2
     }
     /// The row blended between `h0` and `h1` by `t` dotted with `x` (``VariableRatioResampler``);
     /// the last argument, when given, is the next output's first row, which the kernel may fetch
     /// into the cache meanwhile (that row and the one after it).
-    public typealias LerpDot =
+    package typealias LerpDot =
       @convention(c) (
         UnsafePointer<Float>, UnsafePointer<Float>, Float, UnsafePointer<Float>, Int,
         UnsafePointer<Float>?
       ) -> Float
     /// The row blended between `h0` and `h1` by `t` dotted with `a` and `b`, into `out[0]`,
     /// `out[1]`; the next output's first row as for ``LerpDot``.
-    public typealias LerpDot2 =
+    package typealias LerpDot2 =
       @convention(c) (
         UnsafePointer<Float>, UnsafePointer<Float>, Float, UnsafePointer<Float>,
         UnsafePointer<Float>, Int, UnsafeMutablePointer<Float>, UnsafePointer<Float>?
@@ -83,36 +83,36 @@ extension PolyphaseResampler {
     /// and (with `hasEnd`) their time is before `end`, with the same Double arithmetic as the
     /// Swift loop, so the same outputs and positions as calling ``lerpDot2`` and ``lerpDot``
     /// frame by frame; returns the frames written and sets `stopped` when `end` stopped it.
-    public typealias LerpRun =
+    package typealias LerpRun =
       @convention(c) (
         UnsafePointer<Float>, Int, Double, Double, UnsafePointer<Float>, Int, Int, Int, Int,
         UnsafeMutablePointer<Float>, UnsafeMutablePointer<Int>, UnsafeMutablePointer<Double>,
         Int32, Int, Double, UnsafeMutablePointer<Int32>
       ) -> Int
     /// A name for reports.
-    public var name: String
+    package var name: String
     /// `h · x`, the fixed-ratio path's mono dot product.
-    public var dot: Dot
+    package var dot: Dot
     /// Two channels against one filter row, the fixed-ratio path's stereo dot product.
-    public var dot2: Dot2
+    package var dot2: Dot2
     /// The sixteen-output kernel, if any.
-    public var group: Group?
+    package var group: Group?
     /// The paired kernel for mono, if any (used only with ``group``).
-    public var groupPair: GroupPair?
+    package var groupPair: GroupPair?
     /// Runs of groups a table cycle apart, several per pass, if any (used only with ``group``).
-    public var groupRun: GroupRun?
+    package var groupRun: GroupRun?
     /// Upsampling in direct form (8, 9.6, 16 and 32 kHz into 48 kHz:
     /// ``takesUpsample(up:down:)``), if any: used instead of the group functions for those rates.
-    public var upsampleRun: UpsampleRun?
+    package var upsampleRun: UpsampleRun?
     /// Blended-row dot products for ``VariableRatioResampler``, if any.
-    public var lerpDot: LerpDot?
+    package var lerpDot: LerpDot?
     /// ``lerpDot`` for two channels at once, if any.
-    public var lerpDot2: LerpDot2?
+    package var lerpDot2: LerpDot2?
     /// The output loop around ``lerpDot2`` and ``lerpDot``, if any (used only with both).
-    public var lerpRun: LerpRun?
+    package var lerpRun: LerpRun?
 
     /// A kernel set from C function pointers; the optional ones fall back to the Swift path.
-    public init(
+    package init(
       name: String, dot: Dot, dot2: Dot2, group: Group? = nil, groupPair: GroupPair? = nil,
       groupRun: GroupRun? = nil, upsampleRun: UpsampleRun? = nil, lerpDot: LerpDot? = nil,
       lerpDot2: LerpDot2? = nil, lerpRun: LerpRun? = nil

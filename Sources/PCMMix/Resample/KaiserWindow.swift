@@ -7,22 +7,21 @@
 #endif
 
 /// Kaiser-window filter design (Kaiser's empirical formulas; see Oppenheim & Schafer §7.6).
-@_spi(Backends)
-public enum KaiserWindow {
+package enum KaiserWindow {
   /// The Kaiser β giving `attenuation` dB of stopband rejection.
-  public static func beta(attenuation a: Double) -> Double {
+  package static func beta(attenuation a: Double) -> Double {
     if a > 50 { return 0.1102 * (a - 8.7) }
     if a >= 21 { return 0.5842 * pow(a - 21, 0.4) + 0.07886 * (a - 21) }
     return 0
   }
 
   /// Taps needed for `attenuation` dB over a transition `width` in cycles per sample.
-  public static func length(attenuation a: Double, transitionWidth width: Double) -> Int {
+  package static func length(attenuation a: Double, transitionWidth width: Double) -> Int {
     Int(((a - 7.95) / (2.285 * 2 * Double.pi * width)).rounded(.up)) + 1
   }
 
   /// The zeroth-order modified Bessel function of the first kind, by its power series.
-  public static func besselI0(_ x: Double) -> Double {
+  package static func besselI0(_ x: Double) -> Double {
     var sum = 1.0
     var term = 1.0
     let q = x * x / 4
@@ -36,7 +35,7 @@ public enum KaiserWindow {
   }
 
   /// The window at `x` ∈ [-1, 1] (0 outside).
-  public static func value(_ x: Double, beta: Double) -> Double {
+  package static func value(_ x: Double, beta: Double) -> Double {
     guard abs(x) <= 1 else { return 0 }
     return besselI0(beta * (1 - x * x).squareRoot()) / besselI0(beta)
   }

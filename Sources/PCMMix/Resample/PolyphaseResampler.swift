@@ -22,7 +22,7 @@ public struct PolyphaseResampler: Resampler {
   /// The filter specification it was built from.
   public let quality: ResamplerQuality
   /// Dot-product kernels used instead of the Swift SIMD ones (see `DotKernel`).
-  @_spi(Backends) public let kernel: DotKernel?
+  package let kernel: DotKernel?
 
   let up: Int
   let down: Int
@@ -68,7 +68,7 @@ public struct PolyphaseResampler: Resampler {
 
   /// Bytes of coefficient tables this converter holds (shared with its copies): the phase table
   /// and, with the group kernel, the sixteen-output tables.
-  public var tableBytes: Int {
+  package var tableBytes: Int {
     let rows = bank.map { $0.rows * $0.taps * 4 } ?? 0
     let tables = groups.map {
       $0.count * ($0.width * GroupTables.lanes * 4 + GroupTables.bookkeepingBytes) + up * 4
@@ -80,7 +80,7 @@ public struct PolyphaseResampler: Resampler {
   /// `quality` (the presets use it at every common rate into 48 kHz; a few tens of
   /// milliseconds), so that a source switching to such a rate mid-stream does not pay for it
   /// inside a callback. Does nothing for a quality that stays linear phase there.
-  public static func prepareDesign(for quality: ResamplerQuality) {
+  package static func prepareDesign(for quality: ResamplerQuality) {
     _ = PolyphaseResampler(inputRate: 8000, outputRate: 48000, channelCount: 1, quality: quality)
   }
 
@@ -91,12 +91,12 @@ public struct PolyphaseResampler: Resampler {
   /// Whether outputs are computed sixteen at a time by the kernel's `DotKernel.group` (or, for
   /// an integer upsampling ratio, its `DotKernel.upsampleRun`): when it has one, the table is
   /// exact, accumulation is in Float32 and the group tables fit in 1 MiB.
-  public var usesGroupKernel: Bool { groups != nil || upsampleTable != nil }
+  package var usesGroupKernel: Bool { groups != nil || upsampleTable != nil }
 
   /// Whether outputs come from the kernel's `DotKernel.upsampleRun`: it has one, the rates are a
   /// ratio `DotKernel.takesUpsample(up:down:)` accepts, the table is exact and accumulation is in
   /// Float32.
-  @_spi(Backends) public var usesUpsampleKernel: Bool { upsampleTable != nil }
+  package var usesUpsampleKernel: Bool { upsampleTable != nil }
 
   /// Creates a resampler; allocates the coefficient table and history.
   ///
@@ -110,8 +110,7 @@ public struct PolyphaseResampler: Resampler {
   }
 
   /// Creates a resampler whose dot products are `kernel`'s (`nil`: the Swift ones).
-  @_spi(Backends)
-  public init(
+  package init(
     inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .balanced,
     kernel: DotKernel?
   ) {

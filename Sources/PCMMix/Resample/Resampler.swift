@@ -112,17 +112,16 @@ extension Resampler {
 }
 
 /// Integer helpers for exact rational rate arithmetic.
-@_spi(Backends)
-public enum RateRatio {
+package enum RateRatio {
   /// Greatest common divisor of two positive integers.
-  public static func gcd(_ a: Int, _ b: Int) -> Int {
+  package static func gcd(_ a: Int, _ b: Int) -> Int {
     var (x, y) = (a, b)
     while y != 0 { (x, y) = (y, x % y) }
     return x
   }
 
   /// `round(frames × outputRate / inputRate)`, halves rounded up, exactly.
-  public static func outputFrames(forInputFrames frames: Int, inputRate: Int, outputRate: Int)
+  package static func outputFrames(forInputFrames frames: Int, inputRate: Int, outputRate: Int)
     -> Int
   {
     let g = gcd(inputRate, outputRate)

@@ -49,8 +49,7 @@ extension ResamplerFactory {
   }
 
   /// ``builtin(_:)`` with `kernel`'s dot products (`nil`: the Swift ones).
-  @_spi(Backends)
-  public static func builtin(_ quality: ResamplerQuality, kernel: PolyphaseResampler.DotKernel?)
+  package static func builtin(_ quality: ResamplerQuality, kernel: PolyphaseResampler.DotKernel?)
     -> ResamplerFactory
   {
     PolyphaseResampler.prepareDesign(for: quality)
@@ -61,8 +60,7 @@ extension ResamplerFactory {
   }
 
   /// ``variableRatio(_:)`` with `kernel`'s dot products (`nil`: the Swift ones).
-  @_spi(Backends)
-  public static func variableRatio(
+  package static func variableRatio(
     _ quality: ResamplerQuality, kernel: PolyphaseResampler.DotKernel?
   ) -> ResamplerFactory {
     // The tables every upsampling rate into 48 kHz uses: linear and minimum phase (for the

@@ -31,7 +31,7 @@ public struct VariableRatioResampler: Resampler {
   /// The filter specification it was built from.
   public let quality: ResamplerQuality
   /// Dot products from outside the library (`PCMMixAccelerated`); only `dot` and `dot2` are used.
-  @_spi(Backends) public let kernel: PolyphaseResampler.DotKernel?
+  package let kernel: PolyphaseResampler.DotKernel?
   /// The ratio adjustment in force (see ``adjustRatio(by:)``).
   public private(set) var ratioAdjustment = 0.0
 
@@ -74,8 +74,7 @@ public struct VariableRatioResampler: Resampler {
   }
 
   /// Creates a resampler whose dot products are `kernel`'s (`nil`: the Swift ones).
-  @_spi(Backends)
-  public init(
+  package init(
     inputRate: Int, outputRate: Int, channelCount: Int, quality: ResamplerQuality = .balanced,
     kernel: PolyphaseResampler.DotKernel?
   ) {
@@ -108,7 +107,7 @@ public struct VariableRatioResampler: Resampler {
   public var retainedBytes: Int { storage.capacity * 4 }
 
   /// Bytes of the coefficient table (shared with every resampler of the same filter).
-  public var tableBytes: Int { bank.rows * bank.taps * 4 }
+  package var tableBytes: Int { bank.rows * bank.taps * 4 }
 
   /// Whether the filter is the minimum-phase one.
   public var isMinimumPhase: Bool { bank.isMinimumPhase }

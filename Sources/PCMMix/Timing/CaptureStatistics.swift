@@ -65,7 +65,7 @@ public struct PullStatus: Equatable, Sendable {
 /// Input counters are in the source's own frames; timeline counters in output frames. On the
 /// timeline, `framesIn == framesEmitted + framesDropped + framesBuffered` always holds, and
 /// ``framesLate`` is the part of ``framesDropped`` that arrived after its place was pulled.
-public struct CaptureSourceStatistics: Equatable, Sendable {
+public struct CaptureSideStatistics: Equatable, Sendable {
   /// Buffers taken.
   public var buffers = 0
   /// Frames taken, at the source's rate.

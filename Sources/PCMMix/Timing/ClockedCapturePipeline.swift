@@ -112,7 +112,7 @@ public struct ClockedCapturePipeline {
   /// Takes one buffer of `side`'s audio, stamped with the host time of its first frame (or
   /// `nil`: placed after the previous buffer, or at its arrival). An invalid stamp
   /// (``MediaTime/invalid``, a timescale of 0) counts as none
-  /// (``CaptureSourceStatistics/invalidStamps``).
+  /// (``CaptureSideStatistics/invalidStamps``).
   ///
   /// - Throws: ``CaptureError/format(_:)`` when the description is not readable PCM, declares
   ///   a rate outside ``Configuration/inputRates``, or the bytes are not a whole number of
@@ -239,7 +239,7 @@ public struct ClockedCapturePipeline {
   }
 
   /// Counters of a source.
-  public func statistics(_ side: Side) -> CaptureSourceStatistics {
+  public func statistics(_ side: Side) -> CaptureSideStatistics {
     side == .app ? app.statistics : mic.statistics
   }
 

@@ -43,10 +43,10 @@ public final class RealtimeCapturePipeline: @unchecked Sendable {
 
   /// Counters of the whole pipeline, as of the last pull.
   public struct Statistics: Equatable, Sendable {
-    /// The app source's counters (see ``CaptureSourceStatistics``).
-    public var app = CaptureSourceStatistics()
+    /// The app source's counters (see ``CaptureSideStatistics``).
+    public var app = CaptureSideStatistics()
     /// The mic source's counters.
-    public var mic = CaptureSourceStatistics()
+    public var mic = CaptureSideStatistics()
     /// The output clock's counters.
     public var clock = CaptureClockStatistics()
     /// Buffers the app's callback could not hand over (the ring was full: no pull for a while).

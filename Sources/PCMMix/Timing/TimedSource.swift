@@ -27,7 +27,7 @@ struct TimedSource {
   var lastFormat: PCMFormat?
   /// The longest buffer seen, in output frames: a source delivers its first frame this late.
   var largestBuffer = 0
-  /// Timeline counters (see ``CaptureSourceStatistics``).
+  /// Timeline counters (see ``CaptureSideStatistics``).
   var framesEmitted = 0
   var framesDropped = 0
   var framesLate = 0
@@ -327,8 +327,8 @@ struct TimedSource {
   }
 
   /// The counters as the public type.
-  var statistics: CaptureSourceStatistics {
-    var s = CaptureSourceStatistics()
+  var statistics: CaptureSideStatistics {
+    var s = CaptureSideStatistics()
     let c = clock.counters
     s.buffers = c.buffers
     s.inputFrames = c.framesIn

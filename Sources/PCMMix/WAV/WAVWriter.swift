@@ -130,8 +130,7 @@ public struct WAVWriter<Sink: ByteSink> {
   /// states every frame.
   ///
   /// - Precondition: `byteCount` is whole frames.
-  @_spi(Parts)
-  public mutating func countWrittenElsewhere(byteCount: Int) throws(WAVError) {
+  package mutating func countWrittenElsewhere(byteCount: Int) throws(WAVError) {
     precondition(byteCount >= 0 && byteCount % format.bytesPerFrame == 0, "whole frames only")
     dataByteCount += byteCount
     guard try sink.seek(toOffset: dataOffset + dataByteCount) else {
