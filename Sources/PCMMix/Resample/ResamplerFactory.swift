@@ -36,7 +36,7 @@ public struct ResamplerFactory: Sendable {
 
 extension ResamplerFactory {
   /// The built-in ``PolyphaseResampler`` at `quality`, at a fixed ratio; makes the shared
-  /// minimum-phase design up front (``PolyphaseResampler/prepareDesign(for:)``).
+  /// minimum-phase design up front (`PolyphaseResampler.prepareDesign(for:)`, package).
   public static func builtin(_ quality: ResamplerQuality = .balanced) -> ResamplerFactory {
     builtin(quality, kernel: nil)
   }

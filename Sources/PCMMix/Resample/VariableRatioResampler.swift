@@ -103,7 +103,7 @@ public struct VariableRatioResampler: Resampler {
   public var taps: Int { bank.taps }
 
   /// History only: the interpolated table is shared by every resampler of the same filter
-  /// (``tableBytes``), so it is not counted per resampler.
+  /// (`tableBytes`), so it is not counted per resampler.
   public var retainedBytes: Int { storage.capacity * 4 }
 
   /// Bytes of the coefficient table (shared with every resampler of the same filter).
