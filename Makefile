@@ -25,12 +25,15 @@ test: bootstrap
 
 # Per-callback latency, allocations, memory, every resampler beside soxr/speexdsp/libsamplerate,
 # and the CLI beside ffmpeg and sox (benchmark-only tools, installed here where missing).
-# ARGS="--seconds 10 --json bench.json --filter capture" to narrow it.
+# The full run writes Benchmarks/RESULTS.md (scripts/results.py); ARGS="--seconds 10 --filter
+# capture" narrows it and leaves that file alone.
 bench: bootstrap
 	@command -v sox >/dev/null 2>&1 || scripts/bootstrap.sh sox
 	@command -v ffmpeg >/dev/null 2>&1 || scripts/bootstrap.sh ffmpeg
 	$(SWIFT) build -c release
-	$(SWIFT) run -c release --skip-build pcm-mix-bench $(ARGS)
+	$(SWIFT) run -c release --skip-build pcm-mix-bench --json .build/bench.json $(ARGS)
+	@if [ -z "$(ARGS)" ]; then python3 scripts/results.py .build/bench.json > Benchmarks/RESULTS.md \
+	  && echo "bench: wrote Benchmarks/RESULTS.md"; else echo "bench: ARGS given, Benchmarks/RESULTS.md left as it is"; fi
 
 # The figures of the README and the documentation, measured on this machine and written as SVG
 # into the DocC catalog's resources (a few minutes; PlotFileTests checks what is committed).

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Writes Benchmarks/RESULTS.md from a pcm-mix-bench JSON record file.
 
-    swift run -c release pcm-mix-bench --filter echo --json bench.json
-    python3 scripts/results.py bench.json > Benchmarks/RESULTS.md
+    make bench      # runs every section, then: python3 scripts/results.py .build/bench.json
 
-Sections are written for what the records hold (today: echo cancellation). Every number in the
-file is a record of that run; nothing is typed in by hand.
+Sections are written for what the records hold: echo cancellation as its own table, every other
+section as a table of its rows by their metrics. Every number in the file is a record of that
+run; nothing is typed in by hand. The head names the machine, the date of the run and the
+command.
 """
+import datetime
 import json
+import os
 import sys
 
 
@@ -21,12 +24,41 @@ def main(path):
     out = ["# Benchmark results", ""]
     cpu = next((r["name"] for r in records if r["section"] == "machine" and r["metric"] == "cores"), "?")
     cores = machine.get(cpu, {}).get("value") if cpu in machine else None
-    out.append(f"Measured by `pcm-mix-bench` on {cpu}" + (f", {int(cores)} cores" if cores else "")
-               + "; regenerate with the two commands at the top of `scripts/results.py`.")
+    day = datetime.date.fromtimestamp(os.path.getmtime(path)).isoformat()
+    command = os.environ.get("RESULTS_COMMAND", "make bench")
+    out.append(f"Measured on {day} by `{command}` on {cpu}"
+               + (f", {int(cores)} cores" if cores else "")
+               + ". Every table below is generated from that run (`scripts/results.py`).")
     out.append("")
     if echo:
         out += echo_section(echo)
+    for section in dict.fromkeys(r["section"] for r in records):
+        if section not in ("machine", "echo"):
+            out += generic_section(section, [r for r in records if r["section"] == section])
     print("\n".join(out))
+
+
+def generic_section(section, records):
+    """One table: a row per benchmark row, a column per metric (with its unit)."""
+    rows, metrics = {}, {}
+    for r in records:
+        rows.setdefault(r["name"], {})[r["metric"]] = r["value"]
+        metrics.setdefault(r["metric"], r.get("unit", ""))
+    lines = [f"## {section} (`pcm-mix-bench --filter {section}`)", ""]
+    # Sections with many metrics are split into tables of at most 8 columns.
+    names = list(metrics)
+    for start in range(0, len(names), 8):
+        chunk = names[start:start + 8]
+        lines.append("| row | " + " | ".join(f"{m} ({metrics[m]})" if metrics[m] else m
+                                              for m in chunk) + " |")
+        lines.append("|---" * (len(chunk) + 1) + "|")
+        for name, values in rows.items():
+            if any(m in values for m in chunk):
+                lines.append(f"| {name} | " + " | ".join(
+                    f(values.get(m), 3 if abs(values.get(m) or 0) < 10 else 1) for m in chunk)
+                    + " |")
+        lines.append("")
+    return lines
 
 
 def f(v, digits=1):
