@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Ducking: the app turned down while the talker speaks, so the voice sits on top. The voice is
 /// detected on the mic after its echo is taken out (with ``ClockedCapturePipeline/Configuration``'s
 /// `echoCancellation` off the canceller still runs for the detector, without touching the mic),
@@ -121,7 +113,7 @@ package struct Ducker {
           gainDB = min(target, gainDB + releaseStep)
         }
         if gainDB < 0 {
-          let g = Float(pow(10, gainDB / 20))
+          let g = Float(Math.pow(10, gainDB / 20))
           x[2 * i] *= g
           x[2 * i + 1] *= g
         }

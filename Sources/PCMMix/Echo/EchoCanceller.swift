@@ -1,13 +1,5 @@
 import CPCMMixCore
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The echo canceller (see ``EchoCancellation``), on one mono stream: each call takes a block of
 /// ``hop`` frames of the mic and of the reference (the app's audio on the same timeline) and
 /// gives ``hop`` frames of output, those of the block before (``latency`` = one block: the
@@ -104,7 +96,7 @@ package struct EchoCanceller {
     fft = RealFFT(count: 512)!
     partitions = max(2, Int((settings.filterLength * Double(rate) / 256).rounded(.up)))
     lags = Int((settings.maximumDelay * Double(rate) / 256).rounded(.up)) + 1
-    window = (0..<512).map { Float(sin(Double.pi * (Double($0) + 0.5) / 512)) }
+    window = (0..<512).map { Float(Math.sin(Double.pi * (Double($0) + 0.5) / 512)) }
     refBlock = [Float](repeating: 0, count: 512)
     spectrumCount = 0
     let ring = lags + partitions + 2
@@ -432,7 +424,7 @@ package struct EchoCanceller {
     guard !bypassed, suppressor.echoAlone && suppressor.voiceQuiet > rate / hop,
       Double(suppressor.lastEcho) > 0.25 * echoPeak
     else { return }
-    let level = log10(Double(max(suppressor.misadjustment, 1e-6)))
+    let level = Math.log10(Double(max(suppressor.misadjustment, 1e-6)))
     aloneBlocks += 1
     if aloneBlocks < 40 {
       baseline = aloneBlocks == 1 ? level : min(baseline, level) * 0.5 + baseline * 0.5
@@ -469,7 +461,7 @@ package struct EchoCanceller {
       if quietBlocks > 5 * rate / hop { bypassed = true }
     }
     statistics.isBypassed = bypassed
-    let erle = 10 * log10(max(mic, 1e-12) / max(error, 1e-12))
+    let erle = 10 * Math.log10(max(mic, 1e-12) / max(error, 1e-12))
     statistics.erleDB = 0.98 * statistics.erleDB + 0.02 * erle
   }
 }

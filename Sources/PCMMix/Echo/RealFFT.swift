@@ -1,13 +1,5 @@
 import CPCMMixCore
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// A fast Fourier transform of real signals of a power-of-two length `count` (at least 4), in
 /// Float: the forward transform gives the `count / 2 + 1` bins from 0 to the Nyquist frequency
 /// (the rest mirror them), the inverse takes them back to the signal.
@@ -50,14 +42,14 @@ package struct RealFFT {
     while size <= half {
       for j in 0..<(size / 2) {
         let a = -2 * Double.pi * Double(j) / Double(size)
-        tr.append(Float(cos(a)))
-        ti.append(Float(sin(a)))
+        tr.append(Float(Math.cos(a)))
+        ti.append(Float(Math.sin(a)))
       }
       size *= 2
     }
     (twiddleRe, twiddleIm) = (tr, ti)
-    splitRe = (0..<half).map { Float(cos(-2 * Double.pi * Double($0) / Double(count))) }
-    splitIm = (0..<half).map { Float(sin(-2 * Double.pi * Double($0) / Double(count))) }
+    splitRe = (0..<half).map { Float(Math.cos(-2 * Double.pi * Double($0) / Double(count))) }
+    splitIm = (0..<half).map { Float(Math.sin(-2 * Double.pi * Double($0) / Double(count))) }
     var swaps: [Int32] = []
     var j = 0
     for i in 0..<half {

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// What the linear filter leaves of the echo, turned down bin by bin (see ``EchoCanceller``).
 ///
 /// Frames are two blocks long, sqrt-Hann windowed, half overlapping. In each bin the residual

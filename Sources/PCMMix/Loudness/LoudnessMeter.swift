@@ -1,13 +1,5 @@
 import CPCMMixCore
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Loudness as ITU-R BS.1770-4 and EBU R128 define it, measured as audio streams through:
 /// momentary (400 ms) and short-term (3 s) loudness, integrated loudness (gated at −70 LUFS and
 /// 10 LU below the ungated mean), the loudness range (EBU Tech 3342) and the true peak (4×
@@ -72,9 +64,9 @@ package struct LoudnessMeter {
       let f0 = 1_681.974_450_955_533
       let g = 3.999_843_853_973_347
       let q = 0.707_175_236_955_419_6
-      let k = tan(Double.pi * f0 / fs)
-      let vh = pow(10, g / 20)
-      let vb = pow(vh, 0.499_666_774_154_541_6)
+      let k = Math.tan(Double.pi * f0 / fs)
+      let vh = Math.pow(10, g / 20)
+      let vb = Math.pow(vh, 0.499_666_774_154_541_6)
       let a0 = 1 + k / q + k * k
       shelf = [
         (vh + vb * k / q + k * k) / a0, 2 * (k * k - vh) / a0, (vh - vb * k / q + k * k) / a0,
@@ -84,7 +76,7 @@ package struct LoudnessMeter {
     do {
       let f0 = 38.135_470_876_024_44
       let q = 0.500_327_037_323_877_3
-      let k = tan(Double.pi * f0 / fs)
+      let k = Math.tan(Double.pi * f0 / fs)
       let a0 = 1 + k / q + k * k
       highPass = [1, -2, 1, 2 * (k * k - 1) / a0, (1 - k / q + k * k) / a0]
     }
@@ -102,7 +94,7 @@ package struct LoudnessMeter {
     let n = Double(h.count)
     for i in 0..<h.count {
       let t = (Double(i) - (n - 1) / 2) / Double(oversampling)
-      let sinc = t == 0 ? 1 : sin(Double.pi * t) / (Double.pi * t)
+      let sinc = t == 0 ? 1 : Math.sin(Double.pi * t) / (Double.pi * t)
       let r = 2 * Double(i) / (n - 1) - 1
       h[i] = sinc * KaiserWindow.value(r, beta: 7)
     }
@@ -245,7 +237,7 @@ package struct LoudnessMeter {
   }
 
   static func loudness(_ meanSquare: Double) -> Double {
-    meanSquare > 0 ? -0.691 + 10 * log10(meanSquare) : -.infinity
+    meanSquare > 0 ? -0.691 + 10 * Math.log10(meanSquare) : -.infinity
   }
 
   /// The histogram bin of `l` (nil below the absolute gate).
@@ -312,7 +304,7 @@ package struct LoudnessMeter {
   }
 
   /// The true peak in dBTP (−∞ for silence).
-  package var truePeakDB: Double { truePeak > 0 ? 20 * log10(truePeak) : -.infinity }
+  package var truePeakDB: Double { truePeak > 0 ? 20 * Math.log10(truePeak) : -.infinity }
 }
 
 /// Loudness of a stream as it plays (ITU-R BS.1770-4, EBU R128), for a meter in an app's UI:

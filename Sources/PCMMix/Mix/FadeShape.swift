@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The shape of a fade: a raised cosine over ``frames`` frames, as the pipelines fade sources in
 /// and out. `value(d)` is the gain of the d-th frame of a fade-in (read backwards from the end
 /// for a fade-out): it rises from near 0 to near 1 and is exactly 1 from `frames` on.
@@ -23,7 +15,7 @@ public struct FadeShape: Sendable {
   public init(frames: Int) {
     self.frames = max(0, frames)
     table = (0..<self.frames).map { d in
-      Float((1 - cos(Double.pi * (Double(d) + 0.5) / Double(frames))) / 2)
+      Float((1 - Math.cos(Double.pi * (Double(d) + 0.5) / Double(frames))) / 2)
     }
   }
 

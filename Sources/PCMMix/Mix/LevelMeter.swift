@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Peak, RMS and held-peak levels of interleaved Float32 blocks, for a level meter in a UI.
 ///
 /// Each ``measure(_:frames:channels:)`` reads one block, all channels together, and updates
@@ -114,7 +106,7 @@ public struct LevelMeter: Sendable {
 
   /// A level in dBFS from a power (a square), never below ``floorDBFS``.
   static func dBFS(power: Double) -> Float {
-    power > 0 ? max(floorDBFS, Float(10 * log10(power))) : floorDBFS
+    power > 0 ? max(floorDBFS, Float(10 * Math.log10(power))) : floorDBFS
   }
 
   /// Measures `frames` interleaved frames of `channels` samples each and updates ``reading``.
@@ -161,7 +153,7 @@ public struct LevelMeter: Sendable {
       if falling != decayFrames {
         decayFrames = falling
         let dB = configuration.decayDBPerSecond * Double(falling) / Double(configuration.sampleRate)
-        decayFactor = pow(10, -dB / 10)
+        decayFactor = Math.pow(10, -dB / 10)
       }
       heldSquare *= decayFactor
       if heldSquare < Self.floorPower { heldSquare = 0 }

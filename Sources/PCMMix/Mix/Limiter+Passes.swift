@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 // The limiter's two inner loops: the fast path (the delay-line swap) and the per-frame path
 // (steps 1-4 of the type's comment).
 extension Limiter {

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// A look-ahead peak limiter for interleaved Float32 frames, in place: no output sample's
 /// magnitude exceeds the ceiling, and below the ceiling the signal passes bit for bit.
 ///
@@ -89,7 +81,7 @@ public struct Limiter: Sendable {
   public init(_ configuration: Configuration = Configuration()) {
     let c = configuration.clamped
     self.configuration = c
-    let exact = pow(10, c.ceilingDB / 20)
+    let exact = Math.pow(10, c.ceilingDB / 20)
     var linear = Float(exact)
     if Double(linear) > exact { linear = linear.nextDown }
     ceiling = linear
@@ -98,7 +90,7 @@ public struct Limiter: Sendable {
     lookahead = c.lookaheadFrames
     let hold = Int((c.holdSeconds * Double(c.sampleRate)).rounded())
     window = lookahead + 1 + hold
-    releaseFactor = exp(-1 / (c.releaseSeconds * Double(c.sampleRate)))
+    releaseFactor = Math.exp(-1 / (c.releaseSeconds * Double(c.sampleRate)))
     delay = [Float](repeating: 0, count: 2 * lookahead * channels)
     queueIndex = [Int](repeating: 0, count: window)
     queuePeak = [Float](repeating: 0, count: window)
@@ -116,7 +108,7 @@ public struct Limiter: Sendable {
   public mutating func takeMinimumGainDB() -> Double {
     let g = minimumGain
     minimumGain = 1
-    return g == 1 ? 0 : 20 * log10(Double(g))
+    return g == 1 ? 0 : 20 * Math.log10(Double(g))
   }
 
   /// Returns to the state at creation: silence in the delay line, gain 1, counters 0.

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// One side of the ``DualBufferMixer``: a bounded FIFO, its gain, its counters.
 public struct MixerInput: FrameSink {
   /// Frames waiting, at most ``capacity``.
@@ -43,7 +35,7 @@ public struct MixerInput: FrameSink {
   /// Sets the gain in dB (0 dB is exactly 1, so 0 dB mixes stay bit-exact); the mixer's
   /// ``DualBufferMixer/setGain(_:dB:)`` is how callers reach it.
   mutating func setGain(dB: Double) {
-    gain = dB == 0 ? 1 : Float(pow(10, dB / 20))
+    gain = dB == 0 ? 1 : Float(Math.pow(10, dB / 20))
   }
 
   /// Appends frames; past capacity the oldest frames (buffered first, then the head of these)

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// An in-place radix-2 complex FFT over separate real and imaginary arrays, for filter design.
 struct FFT {
   let count: Int
@@ -16,8 +8,8 @@ struct FFT {
   init(count: Int) {
     precondition(count > 1 && count & (count - 1) == 0)
     self.count = count
-    cosines = (0..<(count / 2)).map { cos(2 * Double.pi * Double($0) / Double(count)) }
-    sines = (0..<(count / 2)).map { sin(2 * Double.pi * Double($0) / Double(count)) }
+    cosines = (0..<(count / 2)).map { Math.cos(2 * Double.pi * Double($0) / Double(count)) }
+    sines = (0..<(count / 2)).map { Math.sin(2 * Double.pi * Double($0) / Double(count)) }
   }
 
   /// The forward transform (e^{-iωn}), or the inverse one including its 1/count.

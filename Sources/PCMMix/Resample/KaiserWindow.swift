@@ -1,17 +1,9 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Kaiser-window filter design (Kaiser's empirical formulas; see Oppenheim & Schafer §7.6).
 package enum KaiserWindow {
   /// The Kaiser β giving `attenuation` dB of stopband rejection.
   package static func beta(attenuation a: Double) -> Double {
     if a > 50 { return 0.1102 * (a - 8.7) }
-    if a >= 21 { return 0.5842 * pow(a - 21, 0.4) + 0.07886 * (a - 21) }
+    if a >= 21 { return 0.5842 * Math.pow(a - 21, 0.4) + 0.07886 * (a - 21) }
     return 0
   }
 

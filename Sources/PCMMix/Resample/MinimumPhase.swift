@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// A minimum-phase version of the resampler's Kaiser-windowed sinc, for delay budgets a
 /// linear-phase filter cannot meet (its delay is half its length: 11 ms at 8 kHz for `balanced`).
 ///
@@ -67,7 +59,7 @@ final class MinimumPhasePrototype: @unchecked Sendable {
     for i in -half...half {
       let t = Double(i) / Double(p)
       let x = 2 * cutoff * t
-      let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
+      let sinc = x == 0 ? 1 : Math.sin(Double.pi * x) / (Double.pi * x)
       let v = 2 * cutoff * sinc * KaiserWindow.value(t / Double(length / 2), beta: beta)
       re[(i + n) % n] = v
       sum += v
@@ -75,9 +67,9 @@ final class MinimumPhasePrototype: @unchecked Sendable {
     for i in re.indices { re[i] /= sum }
     fft.transform(&re, &im, inverse: false)
     // Log magnitude, floored 20 dB under the stopband (the response has zeros there).
-    let floor = pow(10, -(attenuation + 20) / 20)
+    let floor = Math.pow(10, -(attenuation + 20) / 20)
     for i in 0..<n {
-      re[i] = log(max(abs(re[i]), floor))
+      re[i] = Math.log(max(abs(re[i]), floor))
       im[i] = 0
     }
     // Real cepstrum, folded onto positive quefrencies: the minimum-phase log spectrum.
@@ -87,8 +79,8 @@ final class MinimumPhasePrototype: @unchecked Sendable {
     for i in 0..<n { im[i] = 0 }
     fft.transform(&re, &im, inverse: false)
     for i in 0..<n {
-      let m = exp(re[i])
-      (re[i], im[i]) = (m * cos(im[i]), m * sin(im[i]))
+      let m = Math.exp(re[i])
+      (re[i], im[i]) = (m * Math.cos(im[i]), m * Math.sin(im[i]))
     }
     fft.transform(&re, &im, inverse: true)
     let count = length * p + 1
@@ -116,7 +108,7 @@ final class MinimumPhasePrototype: @unchecked Sendable {
     let weights = (0..<(2 * w)).map { j -> Double in
       let d = fraction + Double(w - 1 - j)
       let x = Double.pi * d
-      return (d == 0 ? 1 : sin(x) / x) * KaiserWindow.value(d / Double(w), beta: Self.readBeta)
+      return (d == 0 ? 1 : Math.sin(x) / x) * KaiserWindow.value(d / Double(w), beta: Self.readBeta)
     }
     for k in row.indices {
       let first = base - k * p - w + 1

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The coefficient table of a polyphase resampler: one row of `taps` coefficients per phase.
 ///
 /// Tap `k` of the row for fraction `φ` weighs the input sample `d = k − (lead − 1) − φ` input
@@ -99,7 +91,7 @@ final class PolyphaseBank: @unchecked Sendable {
         for k in 0..<taps {
           let d = Double(k) - half + 1 - fraction
           let x = 2 * cutoff * d
-          let sinc = x == 0 ? 1 : sin(Double.pi * x) / (Double.pi * x)
+          let sinc = x == 0 ? 1 : Math.sin(Double.pi * x) / (Double.pi * x)
           row[k] = 2 * cutoff * sinc * KaiserWindow.value(d / half, beta: beta)
         }
       }

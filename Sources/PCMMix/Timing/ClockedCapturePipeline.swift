@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// App and mic capture in, one steady stream out: each source's audio is placed on one host
 /// timeline by its timestamps (or by arrival when it has none), its clock drift is corrected by
 /// steering its resampler, and the output is pulled in fixed intervals of that timeline, a
@@ -210,7 +202,7 @@ public struct ClockedCapturePipeline {
   public mutating func setGain(_ side: Side, dB: Double) {
     guard !dB.isNaN else { return }
     let clamped = min(max(dB, -120), 40)
-    withSource(side) { $0.gain.set(clamped == 0 ? 1 : Float(pow(10, clamped / 20)), $0.fade) }
+    withSource(side) { $0.gain.set(clamped == 0 ? 1 : Float(Math.pow(10, clamped / 20)), $0.fade) }
   }
 
   /// Enables or disables a source from the next pull on (fading it in or out); a disabled

@@ -1,13 +1,5 @@
 import CPCMMixCore
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The last touch of a seamless switch of input rate (see ``SourceChain``): the two runs'
 /// frames, summed around the seam, hold the audio below the lower rate's band exactly, but their
 /// filters differ above it, and there the hard split leaves a short burst. Once the frames on
@@ -68,7 +60,7 @@ struct RateSwitchSmoother {
     var h = [Double](repeating: 0, count: n)
     for k in 0..<n {
       let x = Double(k) - m
-      let sinc = x == 0 ? 2 * fc : sin(2 * Double.pi * fc * x) / (Double.pi * x)
+      let sinc = x == 0 ? 2 * fc : Math.sin(2 * Double.pi * fc * x) / (Double.pi * x)
       h[k] = sinc * KaiserWindow.value(x / (m + 1), beta: beta)
     }
     let sum = h.reduce(0, +)
@@ -124,7 +116,7 @@ struct RateSwitchSmoother {
           for j in 0..<(2 * zone) {
             let d = min(j, 2 * zone - 1 - j)
             guard d < fade else { continue }
-            let w = Float(0.5 - 0.5 * cos(Double.pi * (Double(d) + 0.5) / Double(fade)))
+            let w = Float(0.5 - 0.5 * Math.cos(Double.pi * (Double(d) + 0.5) / Double(fade)))
             let (xl, xr) = (x[2 * (j + m)], x[2 * (j + m) + 1])
             y[2 * j] = xl + w * (y[2 * j] - xl)
             y[2 * j + 1] = xr + w * (y[2 * j + 1] - xr)

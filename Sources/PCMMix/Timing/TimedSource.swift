@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Musl)
-  import Musl
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// One source of a ``ClockedCapturePipeline``: its chain (probe, decode, resample), its clock
 /// (where buffers land, how fast it runs) and its timeline of frames waiting to be pulled.
 struct TimedSource {
@@ -68,7 +60,7 @@ struct TimedSource {
         steers: c.driftCorrection != .off, timeConstant: c.driftTimeConstant,
         maxAdjustment: c.maxRatioAdjustment))
     fifo = TimelineFIFO(capacity: capacity, channelCount: 2)
-    gain = Ramp(gainDB == 0 ? 1 : Float(pow(10, gainDB / 20)))
+    gain = Ramp(gainDB == 0 ? 1 : Float(Math.pow(10, gainDB / 20)))
     fade = FadeShape(frames: Int((c.fadeSeconds * Double(c.outputRate)).rounded()))
     if let format {
       let rate = format.sampleRate
