@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap build demo test bench bench-smoke plots fuzz tsan lint docs docs-check vectors rf64-check clean
+.PHONY: all bootstrap build demo test test-fast bench bench-smoke plots fuzz tsan lint docs docs-check vectors rf64-check clean
 
 all: build
 
@@ -22,6 +22,13 @@ test: bootstrap
 	$(SWIFT) test --skip-build
 	$(MAKE) lint
 	$(MAKE) bench-smoke
+
+# The edit-test loop: the unit suites without the long scene, echo, loudness-file and replay
+# suites (which `make test` runs); about 75 s on 2 cores once built.
+SLOW_SUITES = EchoCancellationTests|DuckingTests|EchoCommandTests|LoudnessCommandTests|LoudnessMeterTests|ResamplerPresetTests|SceneTests|RecoveryTests|FuzzRegressionTests|ReplayTests|TransitionTests|InvariantTests|BandEdgeTests|WebRTCThresholdTests
+test-fast: bootstrap
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --skip "$(SLOW_SUITES)"
 
 # Per-callback latency, allocations, memory, every resampler beside soxr/speexdsp/libsamplerate,
 # and the CLI beside ffmpeg and sox (benchmark-only tools, installed here where missing).
