@@ -234,8 +234,8 @@ enum StageBench {
     defer { out.deallocate() }
     out.initialize(repeating: 0)
     return timeBatches(batches: batches, batchSize: batch, warmup: 1_000) {
-      mixer.append(.app, UnsafeBufferPointer(a))
-      mixer.append(.mic, UnsafeBufferPointer(b))
+      mixer.append(.app, samples: UnsafeBufferPointer(a))
+      mixer.append(.mic, samples: UnsafeBufferPointer(b))
       blackHole(mixer.mix(into: out))
     }
   }

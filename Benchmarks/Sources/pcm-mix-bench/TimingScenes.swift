@@ -32,19 +32,9 @@ enum TimingScenes {
 
   // MARK: - Scenes
 
-  /// The capture: 44.1 kHz stereo s16be app and 32 kHz mono s16le mic in 1,024-frame
-  /// buffers, markers every 10 s (app at 5, 25, 45 … s, mic at 15, 35, …).
+  /// The capture (`DriftScene`, shared with `LongCaptureSceneTests`).
   static func sources(seconds: Double, micPPM: Double) -> (SimulatedSource, SimulatedSource) {
-    var app = SimulatedSource(rate: 44_100, channels: 2, encoding: .s16be)
-    app.markers = Array(stride(from: 5.0, to: seconds - 2, by: 20))
-    app.markerFrequency = 1_000
-    app.seed = 11
-    var mic = SimulatedSource(rate: 32_000, channels: 1, encoding: .s16le)
-    mic.clockPPM = micPPM
-    mic.markers = Array(stride(from: 15.0, to: seconds - 2, by: 20))
-    mic.markerFrequency = 2_500
-    mic.seed = 12
-    return (app, mic)
+    DriftScene.sources(seconds: seconds, micPPM: micPPM)
   }
 
   static var defaultResampler: ResamplerFactory {
@@ -120,13 +110,9 @@ enum TimingScenes {
     }
     var c = ClockedCapturePipeline.Configuration(resampler: defaultResampler)
     if placement == .unsteered { c.driftCorrection = .off }
-    var runner = try! SceneRunner(
-      c, app: app.streamDescription(rate: app.rate), mic: mic.streamDescription(rate: mic.rate))
-    var stamped: Set<CaptureSide> = []
-    let r = runner.run(app: app, mic: mic, duration: seconds, searchRadius: radius) { e, t in
-      guard placement == .stampedOnce else { return t }
-      return stamped.insert(e.side).inserted ? t : nil
-    }
+    let r = try! DriftScene.run(
+      c, app: app, mic: mic, seconds: seconds, radius: radius,
+      stampedOnce: placement == .stampedOnce)
     return (r.app, r.mic, r.lateEvents, r.micStatistics.inputFramesTrimmed)
   }
 
@@ -178,11 +164,9 @@ enum TimingScenes {
     return (appTrack.report, micTrack.report)
   }
 
-  /// The hour's capture: the drift scene's, with the app's clock 20 ppm slow as well.
+  /// The hour's capture (`DriftScene`).
   static func hourSources(seconds: Double) -> (SimulatedSource, SimulatedSource) {
-    var (app, mic) = sources(seconds: seconds, micPPM: 300)
-    app.clockPPM = -20
-    return (app, mic)
+    DriftScene.hourSources(seconds: seconds)
   }
 
   static func hour(minutes: Double, report: Report) {
