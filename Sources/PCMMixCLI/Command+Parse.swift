@@ -22,143 +22,159 @@ extension Command {
       return .help(topic: topic)
     case "-V", "--version", "version":
       return .version
-    case "probe":
-      var paths: [String] = []
-      var json = false
-      var loudness = false
-      while let arg = rest.next() {
-        switch arg {
-        case "--json": json = true
-        case "--loudness": loudness = true
-        case "-h", "--help": return .help(topic: "probe")
-        default:
-          try rest.rejectOption(arg)
-          paths.append(arg)
-        }
-      }
-      guard !paths.isEmpty else { throw .usage("probe needs at least one FILE") }
-      return .probe(paths: paths, json: json, loudness: loudness)
-    case "convert":
-      var input: String?
-      var output: String?
-      var inputFormat: PCMFormat?
-      var rate = 48_000
-      var channels = 2
-      var type = SampleType.s16
-      var resampler = ResamplerChoice.standard
-      var phase: PhaseChoice?
-      var threads: Int?
-      var loudness: Double?
-      var truePeak = -1.0
-      while let arg = rest.next() {
-        switch arg {
-        case "-o", "--output": output = try rest.value(for: arg)
-        case "--loudness": loudness = try rest.decibels(for: arg, -70...0, "LUFS")
-        case "--true-peak": truePeak = try rest.decibels(for: arg, -20...0, "dBTP")
-        case "--rate": rate = try rest.rate(for: arg)
-        case "--phase": phase = try rest.phase(for: arg)
-        case "--threads":
-          let v = try rest.value(for: arg)
-          guard let n = Int(v), (1...64).contains(n) else {
-            throw .usage("--threads takes a count from 1 to 64, not '\(v)'")
-          }
-          threads = n
-        case "--channels":
-          let v = try rest.value(for: arg)
-          guard let c = Int(v), c == 1 || c == 2 else {
-            throw .usage("--channels takes 1 or 2, not '\(v)'")
-          }
-          channels = c
-        case "--format": type = try rest.outputType(for: arg)
-        case "--resampler": resampler = try rest.resampler(for: arg)
-        case "--input-format": inputFormat = try rest.spec(for: arg)
-        case "-h", "--help": return .help(topic: "convert")
-        default:
-          try rest.rejectOption(arg)
-          guard input == nil else { throw .usage("convert takes one INPUT; '\(arg)' is extra") }
-          input = arg
-        }
-      }
-      guard let input else { throw .usage("convert needs an INPUT") }
-      guard let output else { throw .usage("convert needs -o OUTPUT") }
-      if loudness != nil && output == "-" { throw .usage(Self.loudnessToStdout) }
-      var o = ConvertOptions(input: InputSpec(path: input, format: inputFormat), output: output)
-      o.rate = rate
-      o.channels = channels
-      o.sampleType = type
-      o.loudness = loudness
-      o.truePeakDB = truePeak
-      o.resampler = resampler
-      o.phase = try Arguments.phase(phase, for: resampler)
-      o.threads = threads
-      return .convert(o)
-    case "mix":
-      var app: String?
-      var mic: String?
-      var output: String?
-      var appFormat: PCMFormat?
-      var micFormat: PCMFormat?
-      var options = MixOptions(app: InputSpec(path: ""), mic: InputSpec(path: ""), output: "")
-      var phase: PhaseChoice?
-      while let arg = rest.next() {
-        switch arg {
-        case "--phase": phase = try rest.phase(for: arg)
-        case "--app": app = try rest.value(for: arg)
-        case "--mic": mic = try rest.value(for: arg)
-        case "-o", "--output": output = try rest.value(for: arg)
-        case "--rate": options.rate = try rest.rate(for: arg)
-        case "--policy":
-          let v = try rest.value(for: arg)
-          guard let p = MixPolicy(rawValue: v) else {
-            throw .usage("--policy takes average, saturate or limit, not '\(v)'")
-          }
-          options.policy = p
-        case "--ceiling": options.ceilingDB = try rest.ceiling(for: arg)
-        case "--fade": options.fadeMilliseconds = try rest.fade(for: arg)
-        case "--report": options.report = try rest.value(for: arg)
-        case "--json": options.json = true
-        case "--app-gain": options.appGainDB = try rest.gain(for: arg)
-        case "--mic-gain": options.micGainDB = try rest.gain(for: arg)
-        case "--pad": options.pad = true
-        case "--echo-cancel": options.echoCancellation = EchoCancellation()
-        case "--stems": options.stems = try rest.value(for: arg)
-        case "--loudness": options.loudness = try rest.decibels(for: arg, -70...0, "LUFS")
-        case "--true-peak": options.truePeakDB = try rest.decibels(for: arg, -20...0, "dBTP")
-        case "--format": options.sampleType = try rest.outputType(for: arg)
-        case "--resampler": options.resampler = try rest.resampler(for: arg)
-        case "--app-format": appFormat = try rest.spec(for: arg)
-        case "--mic-format": micFormat = try rest.spec(for: arg)
-        case "-h", "--help": return .help(topic: "mix")
-        default:
-          try rest.rejectOption(arg)
-          throw .usage("mix takes its inputs as --app and --mic; '\(arg)' is extra")
-        }
-      }
-      guard let app else { throw .usage("mix needs --app INPUT") }
-      guard let mic else { throw .usage("mix needs --mic INPUT") }
-      guard let output else { throw .usage("mix needs -o OUTPUT") }
-      if app == "-" && mic == "-" { throw .usage("only one input can be standard input") }
-      if options.loudness != nil && output == "-" { throw .usage(Self.loudnessToStdout) }
-      options.app = InputSpec(path: app, format: appFormat)
-      options.mic = InputSpec(path: mic, format: micFormat)
-      options.output = output
-      options.phase = try Arguments.phase(phase, for: options.resampler)
-      return .mix(options)
-    case "demo":
-      var output = "pcm-mix-demo.wav"
-      while let arg = rest.next() {
-        switch arg {
-        case "-o", "--output": output = try rest.value(for: arg)
-        case "-h", "--help": return .help(topic: "demo")
-        default: throw .usage("demo takes only -o OUTPUT; '\(arg)' is extra")
-        }
-      }
-      return .demo(output: output)
+    case "probe": return try parseProbe(&rest)
+    case "convert": return try parseConvert(&rest)
+    case "mix": return try parseMix(&rest)
+    case "demo": return try parseDemo(&rest)
     case "replay":
       return try parseReplay(&rest)
     default:
       throw .usage("unknown command '\(first)'; see 'pcm-mix --help'")
     }
+  }
+
+  /// Parses the arguments of `probe`.
+  static func parseProbe(_ rest: inout Arguments) throws(CLIError) -> Command {
+    var paths: [String] = []
+    var json = false
+    var loudness = false
+    while let arg = rest.next() {
+      switch arg {
+      case "--json": json = true
+      case "--loudness": loudness = true
+      case "-h", "--help": return .help(topic: "probe")
+      default:
+        try rest.rejectOption(arg)
+        paths.append(arg)
+      }
+    }
+    guard !paths.isEmpty else { throw .usage("probe needs at least one FILE") }
+    return .probe(paths: paths, json: json, loudness: loudness)
+  }
+
+  /// Parses the arguments of `convert`.
+  static func parseConvert(_ rest: inout Arguments) throws(CLIError) -> Command {
+    var input: String?
+    var output: String?
+    var inputFormat: PCMFormat?
+    var rate = 48_000
+    var channels = 2
+    var type = SampleType.s16
+    var resampler = ResamplerChoice.standard
+    var phase: PhaseChoice?
+    var threads: Int?
+    var loudness: Double?
+    var truePeak = -1.0
+    while let arg = rest.next() {
+      switch arg {
+      case "-o", "--output": output = try rest.value(for: arg)
+      case "--loudness": loudness = try rest.decibels(for: arg, -70...0, "LUFS")
+      case "--true-peak": truePeak = try rest.decibels(for: arg, -20...0, "dBTP")
+      case "--rate": rate = try rest.rate(for: arg)
+      case "--phase": phase = try rest.phase(for: arg)
+      case "--threads":
+        let v = try rest.value(for: arg)
+        guard let n = Int(v), (1...64).contains(n) else {
+          throw .usage("--threads takes a count from 1 to 64, not '\(v)'")
+        }
+        threads = n
+      case "--channels":
+        let v = try rest.value(for: arg)
+        guard let c = Int(v), c == 1 || c == 2 else {
+          throw .usage("--channels takes 1 or 2, not '\(v)'")
+        }
+        channels = c
+      case "--format": type = try rest.outputType(for: arg)
+      case "--resampler": resampler = try rest.resampler(for: arg)
+      case "--input-format": inputFormat = try rest.spec(for: arg)
+      case "-h", "--help": return .help(topic: "convert")
+      default:
+        try rest.rejectOption(arg)
+        guard input == nil else { throw .usage("convert takes one INPUT; '\(arg)' is extra") }
+        input = arg
+      }
+    }
+    guard let input else { throw .usage("convert needs an INPUT") }
+    guard let output else { throw .usage("convert needs -o OUTPUT") }
+    if loudness != nil && output == "-" { throw .usage(Self.loudnessToStdout) }
+    var o = ConvertOptions(input: InputSpec(path: input, format: inputFormat), output: output)
+    o.rate = rate
+    o.channels = channels
+    o.sampleType = type
+    o.loudness = loudness
+    o.truePeakDB = truePeak
+    o.resampler = resampler
+    o.phase = try Arguments.phase(phase, for: resampler)
+    o.threads = threads
+    return .convert(o)
+  }
+
+  /// Parses the arguments of `mix`.
+  static func parseMix(_ rest: inout Arguments) throws(CLIError) -> Command {
+    var app: String?
+    var mic: String?
+    var output: String?
+    var appFormat: PCMFormat?
+    var micFormat: PCMFormat?
+    var options = MixOptions(app: InputSpec(path: ""), mic: InputSpec(path: ""), output: "")
+    var phase: PhaseChoice?
+    while let arg = rest.next() {
+      switch arg {
+      case "--phase": phase = try rest.phase(for: arg)
+      case "--app": app = try rest.value(for: arg)
+      case "--mic": mic = try rest.value(for: arg)
+      case "-o", "--output": output = try rest.value(for: arg)
+      case "--rate": options.rate = try rest.rate(for: arg)
+      case "--policy":
+        let v = try rest.value(for: arg)
+        guard let p = MixPolicy(rawValue: v) else {
+          throw .usage("--policy takes average, saturate or limit, not '\(v)'")
+        }
+        options.policy = p
+      case "--ceiling": options.ceilingDB = try rest.ceiling(for: arg)
+      case "--fade": options.fadeMilliseconds = try rest.fade(for: arg)
+      case "--report": options.report = try rest.value(for: arg)
+      case "--json": options.json = true
+      case "--app-gain": options.appGainDB = try rest.gain(for: arg)
+      case "--mic-gain": options.micGainDB = try rest.gain(for: arg)
+      case "--pad": options.pad = true
+      case "--echo-cancel": options.echoCancellation = EchoCancellation()
+      case "--stems": options.stems = try rest.value(for: arg)
+      case "--loudness": options.loudness = try rest.decibels(for: arg, -70...0, "LUFS")
+      case "--true-peak": options.truePeakDB = try rest.decibels(for: arg, -20...0, "dBTP")
+      case "--format": options.sampleType = try rest.outputType(for: arg)
+      case "--resampler": options.resampler = try rest.resampler(for: arg)
+      case "--app-format": appFormat = try rest.spec(for: arg)
+      case "--mic-format": micFormat = try rest.spec(for: arg)
+      case "-h", "--help": return .help(topic: "mix")
+      default:
+        try rest.rejectOption(arg)
+        throw .usage("mix takes its inputs as --app and --mic; '\(arg)' is extra")
+      }
+    }
+    guard let app else { throw .usage("mix needs --app INPUT") }
+    guard let mic else { throw .usage("mix needs --mic INPUT") }
+    guard let output else { throw .usage("mix needs -o OUTPUT") }
+    if app == "-" && mic == "-" { throw .usage("only one input can be standard input") }
+    if options.loudness != nil && output == "-" { throw .usage(Self.loudnessToStdout) }
+    options.app = InputSpec(path: app, format: appFormat)
+    options.mic = InputSpec(path: mic, format: micFormat)
+    options.output = output
+    options.phase = try Arguments.phase(phase, for: options.resampler)
+    return .mix(options)
+  }
+
+  /// Parses the arguments of `demo`.
+  static func parseDemo(_ rest: inout Arguments) throws(CLIError) -> Command {
+    var output = "pcm-mix-demo.wav"
+    while let arg = rest.next() {
+      switch arg {
+      case "-o", "--output": output = try rest.value(for: arg)
+      case "-h", "--help": return .help(topic: "demo")
+      default: throw .usage("demo takes only -o OUTPUT; '\(arg)' is extra")
+      }
+    }
+    return .demo(output: output)
   }
 
   /// Parses the arguments of `replay`.
