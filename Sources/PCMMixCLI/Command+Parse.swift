@@ -125,12 +125,7 @@ extension Command {
       case "--mic": mic = try rest.value(for: arg)
       case "-o", "--output": output = try rest.value(for: arg)
       case "--rate": options.rate = try rest.rate(for: arg)
-      case "--policy":
-        let v = try rest.value(for: arg)
-        guard let p = MixPolicy(rawValue: v) else {
-          throw .usage("--policy takes average, saturate or limit, not '\(v)'")
-        }
-        options.policy = p
+      case "--policy": options.policy = try rest.policy(for: arg)
       case "--ceiling": options.ceilingDB = try rest.ceiling(for: arg)
       case "--fade": options.fadeMilliseconds = try rest.fade(for: arg)
       case "--report": options.report = try rest.value(for: arg)
@@ -188,38 +183,16 @@ extension Command {
       case "--phase": phase = try rest.phase(for: arg)
       case "--app", "--app-log", "--mic", "--mic-log": paths[arg] = try rest.value(for: arg)
       case "-o", "--output": output = try rest.value(for: arg)
-      case "--pull":
-        let v = try rest.value(for: arg)
-        guard let ms = Int(v), (1...100).contains(ms) else {
-          throw .usage("--pull takes whole milliseconds from 1 to 100, not '\(v)'")
-        }
-        options.pullMilliseconds = ms
-      case "--latency":
-        let v = try rest.value(for: arg)
-        guard let ms = Double(v), ms.isFinite, ms > 0, ms <= 10_000 else {
-          throw .usage("--latency takes milliseconds above 0, at most 10000, not '\(v)'")
-        }
-        options.latencyMilliseconds = ms
-      case "--policy":
-        let v = try rest.value(for: arg)
-        guard let p = MixPolicy(rawValue: v) else {
-          throw .usage("--policy takes average, saturate or limit, not '\(v)'")
-        }
-        options.policy = p
+      case "--pull": options.pullMilliseconds = try rest.pullMilliseconds(for: arg)
+      case "--latency": options.latencyMilliseconds = try rest.latencyMilliseconds(for: arg)
+      case "--policy": options.policy = try rest.policy(for: arg)
       case "--ceiling": options.ceilingDB = try rest.ceiling(for: arg)
       case "--fade": options.fadeMilliseconds = try rest.fade(for: arg)
       case "--app-gain": options.appGainDB = try rest.gain(for: arg)
       case "--mic-gain": options.micGainDB = try rest.gain(for: arg)
       case "--format": options.sampleType = try rest.outputType(for: arg)
       case "--resampler": options.resampler = try rest.resampler(for: arg)
-      case "--drift":
-        let v = try rest.value(for: arg)
-        switch v {
-        case "off": options.drift = .off
-        case "timestamps": options.drift = .timestamps
-        case "fill": options.drift = .timestampsAndFillLevel
-        default: throw .usage("--drift takes off, timestamps or fill, not '\(v)'")
-        }
+      case "--drift": options.drift = try rest.drift(for: arg)
       case "--report": options.report = try rest.value(for: arg)
       case "--json": options.json = true
       case "--echo-cancel": options.echoCancellation = EchoCancellation()
@@ -234,18 +207,8 @@ extension Command {
           "replay takes its inputs as --app/--app-log and --mic/--mic-log; '\(arg)' is extra")
       }
     }
-    for side in ["app", "mic"] {
-      let raw = paths["--\(side)"]
-      let csv = paths["--\(side)-log"]
-      if raw != nil && csv == nil { throw .usage("--\(side) needs --\(side)-log CSV") }
-      if csv != nil && raw == nil { throw .usage("--\(side)-log needs --\(side) RAW") }
-    }
-    if let raw = paths["--app"], let csv = paths["--app-log"] {
-      options.app = ReplayOptions.Log(raw: raw, csv: csv)
-    }
-    if let raw = paths["--mic"], let csv = paths["--mic-log"] {
-      options.mic = ReplayOptions.Log(raw: raw, csv: csv)
-    }
+    options.app = try ReplayOptions.Log.paired("app", paths)
+    options.mic = try ReplayOptions.Log.paired("mic", paths)
     guard options.app != nil || options.mic != nil else {
       throw .usage("replay needs --app RAW --app-log CSV, --mic RAW --mic-log CSV, or both")
     }
@@ -259,6 +222,19 @@ extension Command {
       throw .usage("--report and -o name the same file '\(report)'")
     }
     return .replay(options)
+  }
+}
+
+extension ReplayOptions.Log {
+  /// The log of `side` from `--SIDE` and `--SIDE-log` in `paths` (`nil` without either);
+  /// refuses one without the other.
+  static func paired(_ side: String, _ paths: [String: String]) throws(CLIError) -> Self? {
+    let raw = paths["--\(side)"]
+    let csv = paths["--\(side)-log"]
+    if raw != nil && csv == nil { throw .usage("--\(side) needs --\(side)-log CSV") }
+    if csv != nil && raw == nil { throw .usage("--\(side)-log needs --\(side) RAW") }
+    guard let raw, let csv else { return nil }
+    return Self(raw: raw, csv: csv)
   }
 }
 
@@ -302,6 +278,45 @@ struct Arguments {
       throw .usage("\(option) takes a gain in dB between -120 and 120, not '\(v)'")
     }
     return g
+  }
+
+  /// A mix policy: average, saturate or limit.
+  mutating func policy(for option: String) throws(CLIError) -> MixPolicy {
+    let v = try value(for: option)
+    guard let p = MixPolicy(rawValue: v) else {
+      throw .usage("\(option) takes average, saturate or limit, not '\(v)'")
+    }
+    return p
+  }
+
+  /// Whole milliseconds between pulls, 1 … 100.
+  mutating func pullMilliseconds(for option: String) throws(CLIError) -> Int {
+    let v = try value(for: option)
+    guard let ms = Int(v), (1...100).contains(ms) else {
+      throw .usage("\(option) takes whole milliseconds from 1 to 100, not '\(v)'")
+    }
+    return ms
+  }
+
+  /// A fixed latency in milliseconds, above 0 and at most 10,000.
+  mutating func latencyMilliseconds(for option: String) throws(CLIError) -> Double {
+    let v = try value(for: option)
+    guard let ms = Double(v), ms.isFinite, ms > 0, ms <= 10_000 else {
+      throw .usage("\(option) takes milliseconds above 0, at most 10000, not '\(v)'")
+    }
+    return ms
+  }
+
+  /// How replay corrects drift: off, timestamps or fill.
+  mutating func drift(for option: String) throws(CLIError) -> ClockedCapturePipeline.DriftCorrection
+  {
+    let v = try value(for: option)
+    switch v {
+    case "off": return .off
+    case "timestamps": return .timestamps
+    case "fill": return .timestampsAndFillLevel
+    default: throw .usage("\(option) takes off, timestamps or fill, not '\(v)'")
+    }
   }
 
   mutating func ceiling(for option: String) throws(CLIError) -> Double {

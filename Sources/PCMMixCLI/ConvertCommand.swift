@@ -39,6 +39,15 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
     ).commit()
     return
   }
+  try convertStreaming(opened, to: output, options, console: console)
+}
+
+/// Converts `opened` as one stream: reading, decoding and resampling on a thread of their own
+/// (``ChainThread``), ahead of encoding and writing here; then the loudness pass and commit.
+private func convertStreaming(
+  _ opened: InputFile, to output: OutputFile, _ options: ConvertOptions, console: Console
+) throws(CLIError) {
+  let format = opened.format
   let expectedFrames = opened.expectedFrames
   let reader = ChainThread(
     input: opened,
@@ -83,9 +92,7 @@ func convert(_ options: ConvertOptions, console: Console) throws(CLIError) {
     output, target: options.loudness, truePeakCeiling: options.truePeakDB,
     type: options.sampleType
   ).commit()
-  if let warning = input?.readWarning {
-    console.err(CLIError(.data, input!.path, warning).line + "\n")
-  }
+  input?.warnIfReadShort(console)
 }
 
 /// Converts `input` part by part: the later parts on threads of their own, each writing its

@@ -24,29 +24,56 @@ func demo(output path: String, console: Console) throws(CLIError) {
   } catch {
     throw CLIError(.data, nil, "demo formats rejected: \(error)")
   }
-  let pullFrames = 480
+  let capture: DemoCapture
+  do throws(CLIError) {
+    capture = try scene.run(through: pipeline, seconds: seconds)
+    var sink = try WriterSink.open(
+      output, rate: 48_000, channels: 2, type: .s16, maxFrames: capture.written.count / 2)
+    capture.written.withUnsafeBufferPointer { sink.append($0) }
+    try sink.finish(path)
+  } catch {
+    output.discard()
+    throw error
+  }
+  // Outside the do: a failed commit has already removed its temporary file.
+  try output.commit()
+  // With the WAV on standard output, the summary goes to standard error, not into the audio.
+  let report = path == "-" ? console.err : console.out
+  report(scene.summary(of: capture, pipeline.statistics, seconds: seconds, path: path))
+}
+
+/// What the demo's capture gave: the pulled blocks back to back from the first stamped one, and
+/// what was seen on the way.
+struct DemoCapture {
   var written: [Float] = []
-  written.reserveCapacity((seconds + 1) * 48_000 * 2)
   var fileStart: MediaTime?
   var peaks: (Float, Float) = (0, 0)
   var latencyAtStart: Int?
-  do throws(CLIError) {
-    let appBytes = UnsafeMutableRawBufferPointer.allocate(byteCount: scene.app.count, alignment: 16)
+}
+
+extension DemoScene {
+  /// Hands each buffer over when its last frame exists, stamped with its host time, and pulls
+  /// 10 ms every 10 ms of host time until the latency after the end has played out.
+  func run(through pipeline: RealtimeCapturePipeline, seconds: Int) throws(CLIError)
+    -> DemoCapture
+  {
+    let pullFrames = 480
+    var capture = DemoCapture()
+    capture.written.reserveCapacity((seconds + 1) * 48_000 * 2)
+    let appBytes = UnsafeMutableRawBufferPointer.allocate(byteCount: app.count, alignment: 16)
     defer { appBytes.deallocate() }
-    appBytes.copyBytes(from: scene.app)
-    let micBytes = UnsafeMutableRawBufferPointer.allocate(byteCount: scene.mic.count, alignment: 16)
+    appBytes.copyBytes(from: app)
+    let micBytes = UnsafeMutableRawBufferPointer.allocate(byteCount: mic.count, alignment: 16)
     defer { micBytes.deallocate() }
-    micBytes.copyBytes(from: scene.mic)
+    micBytes.copyBytes(from: mic)
     var block = [Float](repeating: 0, count: 2 * pullFrames)
     var next = 0
-    // One pull every 10 ms of host time, after every buffer whose last frame exists by then,
-    // until the latency after the end has played out.
     for k in 0..<((seconds + 1) * 100) {
       let now = Double(k + 1) / 100
-      while next < scene.schedule.count && scene.schedule[next].ready <= now {
-        let e = scene.schedule[next]
+      while next < schedule.count && schedule[next].ready <= now {
+        let e = schedule[next]
         let bytes = e.source == .app ? appBytes : micBytes
-        let description = e.source == .app ? scene.appDescription : scene.micDescription
+        let description = e.source == .app ? appDescription : micDescription
         do {
           try pipeline.append(
             e.source, UnsafeRawBufferPointer(rebasing: bytes[e.byteRange]),
@@ -55,63 +82,61 @@ func demo(output path: String, console: Console) throws(CLIError) {
           throw CLIError(.data, nil, "demo buffer rejected: \(error)")
         }
         next += 1
-        if next == scene.schedule.count {
+        if next == schedule.count {
           pipeline.finish(.app)
           pipeline.finish(.mic)
         }
       }
       let status = block.withUnsafeMutableBufferPointer { pipeline.pull(into: $0) }
       guard let time = status.time else { continue }
-      if fileStart == nil {
-        fileStart = time
-        latencyAtStart = pipeline.statistics.clock.latencyFrames
+      if capture.fileStart == nil {
+        capture.fileStart = time
+        capture.latencyAtStart = pipeline.statistics.clock.latencyFrames
       }
-      written += block
+      capture.written += block
       for i in 0..<pullFrames {
-        peaks = (max(peaks.0, abs(block[2 * i])), max(peaks.1, abs(block[2 * i + 1])))
+        capture.peaks = (
+          max(capture.peaks.0, abs(block[2 * i])), max(capture.peaks.1, abs(block[2 * i + 1]))
+        )
       }
     }
-    var sink = try WriterSink.open(
-      output, rate: 48_000, channels: 2, type: .s16, maxFrames: written.count / 2)
-    written.withUnsafeBufferPointer { sink.append($0) }
-    try sink.finish(path)
-  } catch {
-    output.discard()
-    throw error
+    return capture
   }
-  // Outside the do: a failed commit has already removed its temporary file.
-  try output.commit()
-  let s = pipeline.statistics
-  let start = fileStart.map { $0.seconds - DemoScene.hostStart } ?? 0
-  let appErrors = DemoScene.locate(
-    scene.appMarkers, frequency: DemoScene.appMarkerFrequency, in: written, start: start)
-  let micErrors = DemoScene.locate(
-    scene.micMarkers, frequency: DemoScene.micMarkerFrequency, in: written, start: start)
-  func dBFS(_ v: Float) -> String { v == 0 ? "-inf" : _fixed(20 * log10(Double(v)), 1) }
-  func ms(_ frames: Int) -> String { _fixed(Double(frames) / 48, 1) }
-  func summary(_ errors: [Double?]) -> String {
-    let found = errors.compactMap { $0 }
-    guard let worst = found.map(abs).max() else { return "none found" }
-    return "\(found.count) of \(errors.count) within \(_fixed(worst, 3)) ms of their host time"
-  }
-  let appFormat = try? FormatProbe.probe(scene.appDescription)
-  let micFormat = try? FormatProbe.probe(scene.micDescription)
-  // With the WAV on standard output, the summary goes to standard error, not into the audio.
-  let report = path == "-" ? console.err : console.out
-  report(
-    """
-    pcm-mix demo: \(seconds) s of synthesized capture, stamped, through RealtimeCapturePipeline (limit)
-      app  \(appFormat.map { "\($0)" } ?? "?"), \(scene.appBufferCount) buffers of 1024 frames
-      mic  \(micFormat.map { "\($0)" } ?? "?"), \(scene.micBufferCount) buffers of 1 … 2048 frames
-      out  48000 Hz stereo s16, \(written.count / 2) frames (\(_seconds(Double(written.count / 2) / 48_000)) s) -> \(path)
-           written back to back from the first pull's time, host time \(_fixed(start, 4)) s of the scene
-      alignment  app markers \(summary(appErrors)); mic markers \(summary(micErrors))
-      latency    \(ms(latencyAtStart ?? 0)) ms at the start, \(ms(s.clock.latencyFrames)) ms at the end; raised \(s.clock.latencyRaises), stall holds \(s.clock.stallHolds), lowered \(s.clock.latencyLowerings)
-      late       app \(s.app.framesLate) frames, mic \(s.mic.framesLate) frames; hand-off drops \(s.appHandoffDrops + s.micHandoffDrops)
-      peak left \(dBFS(peaks.0)) dBFS, right \(dBFS(peaks.1)) dBFS; limited \(s.meters?.limitedSamples ?? 0) samples
-      memory held by the pipeline: \(s.retainedBytes) bytes
 
-    """)
+  /// The demo's summary: formats, output, where the markers landed, latency, levels, memory.
+  func summary(
+    of capture: DemoCapture, _ s: RealtimeCapturePipeline.Statistics, seconds: Int, path: String
+  ) -> String {
+    let written = capture.written
+    let start = capture.fileStart.map { $0.seconds - DemoScene.hostStart } ?? 0
+    let appErrors = DemoScene.locate(
+      appMarkers, frequency: DemoScene.appMarkerFrequency, in: written, start: start)
+    let micErrors = DemoScene.locate(
+      micMarkers, frequency: DemoScene.micMarkerFrequency, in: written, start: start)
+    func dBFS(_ v: Float) -> String { v == 0 ? "-inf" : _fixed(20 * log10(Double(v)), 1) }
+    func ms(_ frames: Int) -> String { _fixed(Double(frames) / 48, 1) }
+    func summary(_ errors: [Double?]) -> String {
+      let found = errors.compactMap { $0 }
+      guard let worst = found.map(abs).max() else { return "none found" }
+      return "\(found.count) of \(errors.count) within \(_fixed(worst, 3)) ms of their host time"
+    }
+    let appFormat = try? FormatProbe.probe(appDescription)
+    let micFormat = try? FormatProbe.probe(micDescription)
+    let peaks = capture.peaks
+    return """
+      pcm-mix demo: \(seconds) s of synthesized capture, stamped, through RealtimeCapturePipeline (limit)
+        app  \(appFormat.map { "\($0)" } ?? "?"), \(appBufferCount) buffers of 1024 frames
+        mic  \(micFormat.map { "\($0)" } ?? "?"), \(micBufferCount) buffers of 1 … 2048 frames
+        out  48000 Hz stereo s16, \(written.count / 2) frames (\(_seconds(Double(written.count / 2) / 48_000)) s) -> \(path)
+             written back to back from the first pull's time, host time \(_fixed(start, 4)) s of the scene
+        alignment  app markers \(summary(appErrors)); mic markers \(summary(micErrors))
+        latency    \(ms(capture.latencyAtStart ?? 0)) ms at the start, \(ms(s.clock.latencyFrames)) ms at the end; raised \(s.clock.latencyRaises), stall holds \(s.clock.stallHolds), lowered \(s.clock.latencyLowerings)
+        late       app \(s.app.framesLate) frames, mic \(s.mic.framesLate) frames; hand-off drops \(s.appHandoffDrops + s.micHandoffDrops)
+        peak left \(dBFS(peaks.0)) dBFS, right \(dBFS(peaks.1)) dBFS; limited \(s.meters?.limitedSamples ?? 0) samples
+        memory held by the pipeline: \(s.retainedBytes) bytes
+
+      """
+  }
 }
 
 /// `x` with `digits` decimals.
@@ -159,31 +184,9 @@ struct DemoScene {
 
   init(seconds: Int) {
     let appFrames = 44_100 * seconds
-    var app = [UInt8]()
-    app.reserveCapacity(appFrames * 4)
-    for i in 0..<appFrames {
-      let t = Double(i) / 44_100
-      let m = appMarkers.reduce(0) { $0 + Self.marker(Self.appMarkerFrequency, at: t - $1) }
-      let l = 0.25 * sin(2 * .pi * 440 * t) + 0.1 * sin(2 * .pi * 3_000 * t) + m
-      let r = 0.25 * sin(2 * .pi * 660 * t) + 0.1 * sin(2 * .pi * 1_250 * t) + m
-      for v in [l, r] {
-        let s = UInt16(bitPattern: Int16((v * 32767).rounded()))
-        app.append(UInt8(s >> 8))
-        app.append(UInt8(s & 0xFF))
-      }
-    }
     let micFrames = 32_000 * seconds
-    var mic = [UInt8]()
-    mic.reserveCapacity(micFrames * 2)
-    for i in 0..<micFrames {
-      let t = Double(i) / 32_000
-      let envelope = max(0, sin(2 * .pi * 0.7 * t))
-      let m = micMarkers.reduce(0) { $0 + Self.marker(Self.micMarkerFrequency, at: t - $1) }
-      let v = 0.4 * envelope * sin(2 * .pi * (220 + 30 * sin(2 * .pi * 5 * t)) * t) + m
-      let s = UInt16(bitPattern: Int16((v * 32767).rounded()))
-      mic.append(UInt8(s & 0xFF))
-      mic.append(UInt8(s >> 8))
-    }
+    let app = Self.synthesizeApp(frames: appFrames, markers: appMarkers)
+    let mic = Self.synthesizeMic(frames: micFrames, markers: micMarkers)
     self.app = app
     self.mic = mic
     // Buffers with their start and end times; the mic's sizes vary as they do across OS
@@ -217,6 +220,41 @@ struct DemoScene {
     }
     micBufferCount = k
     schedule = events.sorted { $0.ready < $1.ready }
+  }
+
+  /// The app's audio: two tones per channel and the markers, stereo s16be at 44.1 kHz.
+  static func synthesizeApp(frames: Int, markers: [Double]) -> [UInt8] {
+    var app = [UInt8]()
+    app.reserveCapacity(frames * 4)
+    for i in 0..<frames {
+      let t = Double(i) / 44_100
+      let m = markers.reduce(0) { $0 + marker(appMarkerFrequency, at: t - $1) }
+      let l = 0.25 * sin(2 * .pi * 440 * t) + 0.1 * sin(2 * .pi * 3_000 * t) + m
+      let r = 0.25 * sin(2 * .pi * 660 * t) + 0.1 * sin(2 * .pi * 1_250 * t) + m
+      for v in [l, r] {
+        let s = UInt16(bitPattern: Int16((v * 32767).rounded()))
+        app.append(UInt8(s >> 8))
+        app.append(UInt8(s & 0xFF))
+      }
+    }
+    return app
+  }
+
+  /// The mic's audio: a voice-like warble under a slow envelope and the markers, mono s16le at
+  /// 32 kHz.
+  static func synthesizeMic(frames: Int, markers: [Double]) -> [UInt8] {
+    var mic = [UInt8]()
+    mic.reserveCapacity(frames * 2)
+    for i in 0..<frames {
+      let t = Double(i) / 32_000
+      let envelope = max(0, sin(2 * .pi * 0.7 * t))
+      let m = markers.reduce(0) { $0 + marker(micMarkerFrequency, at: t - $1) }
+      let v = 0.4 * envelope * sin(2 * .pi * (220 + 30 * sin(2 * .pi * 5 * t)) * t) + m
+      let s = UInt16(bitPattern: Int16((v * 32767).rounded()))
+      mic.append(UInt8(s & 0xFF))
+      mic.append(UInt8(s >> 8))
+    }
+    return mic
   }
 
   /// Where each marker landed in `output` (interleaved stereo, its frame 0 at scene time

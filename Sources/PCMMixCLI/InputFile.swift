@@ -135,6 +135,11 @@ struct InputFile {
   /// Whether the audio ended before its header's claim (known after reading to the end).
   var isTruncated: Bool { wav?.isTruncated ?? false }
 
+  /// Writes the input's ``readWarning`` to `console`'s standard error, if it has one.
+  func warnIfReadShort(_ console: Console) {
+    if let warning = readWarning { console.err(CLIError(.data, path, warning).line + "\n") }
+  }
+
   /// The warning for a file whose data ended early or holds stray bytes after its last frame, if
   /// it does (known after reading to the end).
   var readWarning: String? {

@@ -122,7 +122,7 @@ enum LoudnessPass {
     var limiter = Limiter(
       Limiter.Configuration(
         channelCount: ch, ceilingDB: max(-60, min(0, ceilingDB)),
-        lookaheadFrames: max(1, format.sampleRate / 1000), sampleRate: Double(format.sampleRate)))
+        lookaheadFrames: max(1, format.sampleRate / 1000), sampleRate: format.sampleRate))
     var meter = LoudnessMeter(rate: format.sampleRate, channelCount: ch)
     let gain = Float(pow(10, gainDB / 20))
     // The limiter's delay line: its first `latency` frames out are silence, dropped.

@@ -21,42 +21,23 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
   }
   var mic = try InputFile.open(options.mic)
   defer { mic.close() }
-  try options.resampler.check(
-    inputRate: app.format.sampleRate, outputRate: options.rate, path: options.app.path)
-  try options.resampler.check(
-    inputRate: mic.format.sampleRate, outputRate: options.rate, path: options.mic.path)
-  let output = try OutputFile.create(
-    options.output, inputs: [options.app.path, options.mic.path])
-  var reportFile: OutputFile?
-  do throws(CLIError) {
-    if let report = options.report {
-      reportFile = try OutputFile.create(
-        report, inputs: [options.app.path, options.mic.path, options.output])
-    }
-  } catch {
-    output.discard()
-    throw error
-  }
+  try options.checkRates(app: app, mic: mic)
+  let inputs = [options.app.path, options.mic.path]
+  let output = try OutputFile.create(options.output, inputs: inputs)
+  let reportFile = try OutputFile.createReport(
+    options.report, inputs: inputs + [options.output], discarding: output)
   var report = ""
   var stems: StemFiles?
   do throws(CLIError) {
-    let appFrames = WriterSink.framesAfterConversion(
-      app.expectedFrames, from: app.format.sampleRate, to: options.rate)
-    let micFrames = WriterSink.framesAfterConversion(
-      mic.expectedFrames, from: mic.format.sampleRate, to: options.rate)
-    // Without --pad the output is the shorter input: one known length bounds it.
-    let maxFrames =
-      options.pad
-      ? appFrames.flatMap { a in micFrames.map { max(a, $0) } }
-      : [appFrames, micFrames].compactMap { $0 }.min()
+    let maxFrames = MixSession.maxOutputFrames(app: app, mic: mic, options)
     var sink = try WriterSink.open(
       output, rate: options.rate, channels: 2, type: options.sampleType, maxFrames: maxFrames)
     var session = MixSession(options: options, app: app.format, mic: mic.format)
     defer { session.deallocate() }
     if let folder = options.stems {
       stems = try StemFiles.open(
-        folder, inputs: [options.app.path, options.mic.path, options.output], rate: options.rate,
-        type: options.sampleType, maxFrames: maxFrames)
+        folder, inputs: inputs + [options.output], rate: options.rate, type: options.sampleType,
+        maxFrames: maxFrames)
       session.stems = stems
     }
     let reader = ChainThread(
@@ -64,23 +45,11 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
       threaded: ChainThread.hasSpareProcessor)
     appReader = reader
     reader.start()
-    var progress = Progress(
-      console, "mixing",
-      total: app.expectedFrames.map { $0 * options.rate / app.format.sampleRate })
+    let total = app.expectedFrames.map { $0 * options.rate / app.format.sampleRate }
+    var progress = Progress(console, "mixing", total: total)
     // Cleared on failure too, so that an error line starts at the left margin.
     defer { progress.end() }
-    while !session.isDone {
-      // A side is read again once it holds nothing it could hand over (with fades, its last
-      // frames wait until the next read says whether it has ended).
-      if !session.appDone && session.appStaged.frames <= session.fade.frames + session.readMargin {
-        try session.feedApp(from: reader)
-      }
-      if !session.micDone && session.micStaged.frames <= session.fade.frames + session.readMargin {
-        try session.feedMic(from: &mic)
-      }
-      try session.drain(into: &sink, path: options.output)
-      progress.update(session.framesOut)
-    }
+    try session.run(app: reader, mic: &mic, into: &sink, path: options.output, progress: &progress)
     try sink.finish(options.output)
     try session.stems?.finish()
     app = reader.join()
@@ -99,9 +68,48 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
     output, loudness: options.loudness, truePeakDB: options.truePeakDB, type: options.sampleType,
     stems: stems, report: reportFile)
   if options.json { console.err(report) }
-  for input in [app, mic] {
-    if let warning = input.readWarning {
-      console.err(CLIError(.data, input.path, warning).line + "\n")
+  app.warnIfReadShort(console)
+  mic.warnIfReadShort(console)
+}
+
+extension MixOptions {
+  /// Refuses an input whose rate the chosen resampler cannot take to the output rate.
+  func checkRates(app: InputFile, mic: InputFile) throws(CLIError) {
+    for (input, spec) in [(app, self.app), (mic, self.mic)] {
+      try resampler.check(inputRate: input.format.sampleRate, outputRate: rate, path: spec.path)
+    }
+  }
+}
+
+extension MixSession {
+  /// The most frames the output can have, when the inputs' lengths are known: without `--pad`
+  /// the output is the shorter input, so one known length bounds it.
+  static func maxOutputFrames(app: InputFile, mic: InputFile, _ options: MixOptions) -> Int? {
+    let appFrames = WriterSink.framesAfterConversion(
+      app.expectedFrames, from: app.format.sampleRate, to: options.rate)
+    let micFrames = WriterSink.framesAfterConversion(
+      mic.expectedFrames, from: mic.format.sampleRate, to: options.rate)
+    return options.pad
+      ? appFrames.flatMap { a in micFrames.map { max(a, $0) } }
+      : [appFrames, micFrames].compactMap { $0 }.min()
+  }
+
+  /// Reads both sides in step and mixes until both are done. A side is read again once it
+  /// holds nothing it could hand over (with fades, its last frames wait until the next read
+  /// says whether it has ended).
+  mutating func run(
+    app reader: ChainThread, mic: inout InputFile, into sink: inout WriterSink, path: String,
+    progress: inout Progress
+  ) throws(CLIError) {
+    while !isDone {
+      if !appDone && appStaged.frames <= fade.frames + readMargin {
+        try feedApp(from: reader)
+      }
+      if !micDone && micStaged.frames <= fade.frames + readMargin {
+        try feedMic(from: &mic)
+      }
+      try drain(into: &sink, path: path)
+      progress.update(framesOut)
     }
   }
 }
@@ -326,7 +334,7 @@ struct MixSession {
     var buffered = side == .app ? mixer.app.buffered : mixer.mic.buffered
     while buffered < frames {
       let n = min(frames - buffered, silence.count / 2)
-      mixer.append(side, UnsafeBufferPointer(rebasing: silence[..<(n * 2)]))
+      mixer.append(side, samples: UnsafeBufferPointer(rebasing: silence[..<(n * 2)]))
       buffered += n
     }
   }
@@ -395,7 +403,7 @@ struct Staging: FrameSink {
   {
     let end = start + frames * 2
     samples.withUnsafeBufferPointer {
-      mixer.append(side, UnsafeBufferPointer(rebasing: $0[start..<end]))
+      mixer.append(side, samples: UnsafeBufferPointer(rebasing: $0[start..<end]))
     }
     start = end
     if start == samples.count {

@@ -132,3 +132,19 @@ private func _onSignal(_ sig: Int32) {
   signal(sig, SIG_DFL)
   raise(sig)
 }
+
+extension OutputFile {
+  /// The report file at `path` (none without one), created beside `output`: when it cannot be
+  /// created, `output` is discarded first, so nothing is left behind.
+  static func createReport(_ path: String?, inputs: [String], discarding output: OutputFile)
+    throws(CLIError) -> OutputFile?
+  {
+    guard let path else { return nil }
+    do throws(CLIError) {
+      return try OutputFile.create(path, inputs: inputs)
+    } catch {
+      output.discard()
+      throw error
+    }
+  }
+}

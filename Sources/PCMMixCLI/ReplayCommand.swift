@@ -10,52 +10,16 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
   let rate = ReplaySession.outputRate
   var logs: [ReplaySourceLog] = []
   defer { for log in logs { log.close() } }
-  for (side, log) in [(ClockedCapturePipeline.Side.app, options.app), (.mic, options.mic)] {
-    guard let log else { continue }
-    logs.append(try ReplaySourceLog.open(side, log))
-  }
-  for i in logs.indices { try logs[i].scan() }
-  if logs.allSatisfy({ $0.rows == 0 }), let log = logs.first, let cut = log.cut {
-    throw CLIError(.data, cut.location, "\(cut.detail); no whole buffer is left to replay")
-  }
-  for log in logs {
-    for (inputRate, line) in log.rates.sorted(by: { $0.value < $1.value }) {
-      try options.resampler.check(
-        inputRate: inputRate, outputRate: rate, path: "\(log.csv.path):\(line)")
-    }
-  }
-
+  try ReplaySourceLog.openAndScan(options, into: &logs)
   // t0: the earliest stamp of either log, as it was written.
   let origin = logs.compactMap(\.earliest).min() ?? MediaTime(value: 0, timescale: 1_000_000_000)
-  let t0 = origin.seconds
-  var endSeconds = 0.0
-  var endRow: (path: String, line: Int)?
-  for i in logs.indices {
-    try logs[i].rewind()
-    while let d = try logs[i].nextDelivery(t0: t0) {
-      if d.end > endSeconds { (endSeconds, endRow) = (d.end, (logs[i].csv.path, d.row.line)) }
-    }
-  }
-  if endSeconds > ReplaySession.maxSeconds, let endRow {
-    throw CLIError(
-      .data, "\(endRow.path):\(endRow.line)",
-      "this buffer ends \(Int(endSeconds)) s after t0 (the earliest stamp); replay writes at most"
-        + " \(Int(ReplaySession.maxSeconds / 3_600)) hours")
-  }
-  let endFrame = Int((endSeconds * Double(rate)).rounded())
+  let endFrame = try ReplaySourceLog.endFrame(of: &logs, t0: origin.seconds, rate: rate)
 
   let inputs = [options.app?.raw, options.app?.csv, options.mic?.raw, options.mic?.csv]
     .compactMap { $0 }
   let output = try OutputFile.create(options.output, inputs: inputs)
-  var reportFile: OutputFile?
-  do throws(CLIError) {
-    if let report = options.report {
-      reportFile = try OutputFile.create(report, inputs: inputs + [options.output])
-    }
-  } catch {
-    output.discard()
-    throw error
-  }
+  let reportFile = try OutputFile.createReport(
+    options.report, inputs: inputs + [options.output], discarding: output)
   let report: String
   var stems: StemFiles?
   do throws(CLIError) {
@@ -92,6 +56,52 @@ func replay(_ options: ReplayOptions, console: Console) throws(CLIError) {
     output, loudness: options.loudness, truePeakDB: options.truePeakDB, type: options.sampleType,
     stems: stems, report: reportFile)
   if options.json { console.err(report) }
+}
+
+extension ReplaySourceLog {
+  /// Opens each log `options` names into `logs` (so the caller closes them on every way out),
+  /// checks every row, and refuses a rate the resampler cannot take.
+  static func openAndScan(_ options: ReplayOptions, into logs: inout [ReplaySourceLog])
+    throws(CLIError)
+  {
+    for (side, log) in [(ClockedCapturePipeline.Side.app, options.app), (.mic, options.mic)] {
+      guard let log else { continue }
+      logs.append(try ReplaySourceLog.open(side, log))
+    }
+    for i in logs.indices { try logs[i].scan() }
+    if logs.allSatisfy({ $0.rows == 0 }), let log = logs.first, let cut = log.cut {
+      throw CLIError(.data, cut.location, "\(cut.detail); no whole buffer is left to replay")
+    }
+    for log in logs {
+      for (inputRate, line) in log.rates.sorted(by: { $0.value < $1.value }) {
+        try options.resampler.check(
+          inputRate: inputRate, outputRate: ReplaySession.outputRate,
+          path: "\(log.csv.path):\(line)")
+      }
+    }
+  }
+
+  /// The output frame where the last buffer of any log ends (a second pass over the rows),
+  /// refusing a replay longer than ``ReplaySession/maxSeconds``.
+  static func endFrame(of logs: inout [ReplaySourceLog], t0: Double, rate: Int)
+    throws(CLIError) -> Int
+  {
+    var endSeconds = 0.0
+    var endRow: (path: String, line: Int)?
+    for i in logs.indices {
+      try logs[i].rewind()
+      while let d = try logs[i].nextDelivery(t0: t0) {
+        if d.end > endSeconds { (endSeconds, endRow) = (d.end, (logs[i].csv.path, d.row.line)) }
+      }
+    }
+    if endSeconds > ReplaySession.maxSeconds, let endRow {
+      throw CLIError(
+        .data, "\(endRow.path):\(endRow.line)",
+        "this buffer ends \(Int(endSeconds)) s after t0 (the earliest stamp); replay writes at"
+          + " most \(Int(ReplaySession.maxSeconds / 3_600)) hours")
+    }
+    return Int((endSeconds * Double(rate)).rounded())
+  }
 }
 
 /// The pipeline, the output position and the record of one replay.
@@ -166,6 +176,30 @@ struct ReplaySession {
 
   /// Delivers every row at its time, pulls every pull interval, and writes what the pulls give
   /// at its timeline position until the output holds ``endFrame`` frames.
+  /// Appends every row delivered by `now`, earliest first (the app first on a tie); `next`
+  /// holds each log's next delivery, `nil` once the log has ended.
+  mutating func deliver(
+    _ logs: inout [ReplaySourceLog], _ next: inout [ReplayDelivery?], until now: Double,
+    t0: Double, scratch bytes: UnsafeMutableRawBufferPointer
+  ) throws(CLIError) {
+    while let i = Self.earliest(next), next[i]!.delivery <= now {
+      let row = next[i]!.row
+      guard let data = try logs[i].read(row, into: bytes) else {
+        // Cut short here: the log ends with the whole buffers before this row.
+        next[i] = nil
+        continue
+      }
+      do {
+        try pipeline.append(
+          logs[i].side, data, description: logs[i].description(row.format), time: row.time)
+      } catch {
+        throw CLIError(.data, "\(logs[i].csv.path):\(row.line)", error.description)
+      }
+      next[i] = try logs[i].nextDelivery(t0: t0)
+      if next[i] == nil { try logs[i].checkEnd(bytes) }
+    }
+  }
+
   mutating func run(
     _ logs: inout [ReplaySourceLog], into sink: inout WriterSink, path: String,
     progress: (Int) -> Void
@@ -184,23 +218,7 @@ struct ReplaySession {
     while true {
       let nowMs = (pull + 1) * pullMilliseconds
       let now = Double(nowMs) / 1000
-      // Every row delivered by now, earliest first (the app first on a tie).
-      while let i = Self.earliest(next), next[i]!.delivery <= now {
-        let row = next[i]!.row
-        guard let data = try logs[i].read(row, into: bytes) else {
-          // Cut short here: the log ends with the whole buffers before this row.
-          next[i] = nil
-          continue
-        }
-        do {
-          try pipeline.append(
-            logs[i].side, data, description: logs[i].description(row.format), time: row.time)
-        } catch {
-          throw CLIError(.data, "\(logs[i].csv.path):\(row.line)", error.description)
-        }
-        next[i] = try logs[i].nextDelivery(t0: t0)
-        if next[i] == nil { try logs[i].checkEnd(bytes) }
-      }
+      try deliver(&logs, &next, until: now, t0: t0, scratch: bytes)
       if !finished && next.allSatisfy({ $0 == nil }) {
         for log in logs { pipeline.finish(log.side) }
         finished = true
@@ -321,30 +339,32 @@ struct ReplaySession {
     written += frames
   }
 
-  /// The JSON report (see `pcm-mix help replay`).
-  func report(options: ReplayOptions, logs: [ReplaySourceLog], t0: MediaTime) -> JSON {
-    func source(_ side: ClockedCapturePipeline.Side) -> JSON {
-      guard let log = logs.first(where: { $0.side == side }) else { return .null }
-      let samples = record.drift[side == .app ? 0 : 1].map { s -> JSON in
-        .object([
-          ("time", .double(s.time)), ("driftPPM", .double(s.driftPPM)),
-          ("positionErrorMs", .double(s.positionErrorMs)),
-          ("ratioAdjustment", .double(s.ratioAdjustment)),
-        ])
-      }
-      return .object([
-        ("raw", .string(log.raw.path)), ("log", .string(log.csv.path)), ("rows", .int(log.rows)),
-        (
-          "cut",
-          log.cut.map {
-            .object([("location", .string($0.location)), ("detail", .string($0.detail))])
-          } ?? .null
-        ),
-        ("stampedRows", .int(log.stampedRows)), ("bytes", .int(log.byteCount)),
-        ("statistics", pipeline.statistics(side).json), ("drift", .array(samples)),
-        ("echo", side == .mic ? pipeline.echoStatistics.map(\.json) ?? .null : .null),
+  /// One side's part of the report: its log, statistics, drift samples and echo statistics.
+  func sideReport(_ side: ClockedCapturePipeline.Side, logs: [ReplaySourceLog]) -> JSON {
+    guard let log = logs.first(where: { $0.side == side }) else { return .null }
+    let samples = record.drift[side == .app ? 0 : 1].map { s -> JSON in
+      .object([
+        ("time", .double(s.time)), ("driftPPM", .double(s.driftPPM)),
+        ("positionErrorMs", .double(s.positionErrorMs)),
+        ("ratioAdjustment", .double(s.ratioAdjustment)),
       ])
     }
+    return .object([
+      ("raw", .string(log.raw.path)), ("log", .string(log.csv.path)), ("rows", .int(log.rows)),
+      (
+        "cut",
+        log.cut.map {
+          .object([("location", .string($0.location)), ("detail", .string($0.detail))])
+        } ?? .null
+      ),
+      ("stampedRows", .int(log.stampedRows)), ("bytes", .int(log.byteCount)),
+      ("statistics", pipeline.statistics(side).json), ("drift", .array(samples)),
+      ("echo", side == .mic ? pipeline.echoStatistics.map(\.json) ?? .null : .null),
+    ])
+  }
+
+  /// The settings the replay ran with.
+  func settingsReport(_ options: ReplayOptions) -> JSON {
     let latency: JSON
     if let ms = options.latencyMilliseconds {
       latency = .object([("mode", .string("fixed")), ("ms", .double(ms))])
@@ -357,6 +377,20 @@ struct ReplaySession {
     case .timestamps: drift = "timestamps"
     case .timestampsAndFillLevel: drift = "fill"
     }
+    return .object([
+      ("pullMs", .int(pullMilliseconds)), ("pullFrames", .int(pullFrames)),
+      ("latency", latency), ("drift", .string(drift)),
+      ("resampler", .string(options.resampler.spelling)),
+      ("phase", .string(options.phase.rawValue)),
+      ("policy", .string(options.policy.rawValue)),
+      ("ceilingDB", .double(options.ceilingDB)),
+      ("fadeMs", .double(options.fadeMilliseconds)),
+      ("appGainDB", .double(options.appGainDB)), ("micGainDB", .double(options.micGainDB)),
+    ])
+  }
+
+  /// The JSON report (see `pcm-mix help replay`).
+  func report(options: ReplayOptions, logs: [ReplaySourceLog], t0: MediaTime) -> JSON {
     return .object([
       (
         "t0",
@@ -376,21 +410,9 @@ struct ReplaySession {
           ("paddedFrames", .int(record.paddedFrames)),
         ])
       ),
-      (
-        "settings",
-        .object([
-          ("pullMs", .int(pullMilliseconds)), ("pullFrames", .int(pullFrames)),
-          ("latency", latency), ("drift", .string(drift)),
-          ("resampler", .string(options.resampler.spelling)),
-          ("phase", .string(options.phase.rawValue)),
-          ("policy", .string(options.policy.rawValue)),
-          ("ceilingDB", .double(options.ceilingDB)),
-          ("fadeMs", .double(options.fadeMilliseconds)),
-          ("appGainDB", .double(options.appGainDB)), ("micGainDB", .double(options.micGainDB)),
-        ])
-      ),
-      ("app", source(.app)),
-      ("mic", source(.mic)),
+      ("settings", settingsReport(options)),
+      ("app", sideReport(.app, logs: logs)),
+      ("mic", sideReport(.mic, logs: logs)),
       ("clock", pipeline.clockStatistics.json),
       ("meters", pipeline.meters.json),
       (

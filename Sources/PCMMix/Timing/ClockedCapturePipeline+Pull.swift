@@ -49,19 +49,36 @@ extension ClockedCapturePipeline {
     let ahead = start + output.latencyFrames
     app.flushIfOverdue(before: ahead + frames)
     mic.flushIfOverdue(before: ahead + frames)
-    if var stage = echo {
-      // Moved out while it works (no copy), and back. With ducking, the detector runs ahead
-      // of the mix by its look-ahead, as far as both sources have delivered.
-      echo = nil
-      var end = ahead + frames
-      if let look = stage.ducker?.lookaheadFrames, look > 0 {
-        var held = mic.fifo.nextPosition
-        if OutputClock.isLive(app.state) { held = min(held, app.fifo.nextPosition) }
-        end = max(end, min(end + look, held - 2 * stage.canceller.hop))
-      }
-      stage.clean(from: ahead, to: end, app: &app.fifo, mic: &mic.fifo)
-      echo = stage
+    cleanEcho(from: ahead, frames: frames)
+    let (silent, lateness) = mixBlocks(from: ahead, frames: frames, emit)
+    advanceClock(from: start, frames: frames, lateness: lateness)
+    return PullStatus(
+      phase: .running, position: start, appSilentFrames: silent.app, micSilentFrames: silent.mic,
+      time: time, captureTime: captured)
+  }
+
+  /// Takes the app's echo out of the mic over timeline frames `ahead ..< ahead + frames` (and,
+  /// with ducking, up to its look-ahead further, as far as both sources have delivered).
+  mutating func cleanEcho(from ahead: Int, frames: Int) {
+    guard var stage = echo else { return }
+    // Moved out while it works (no copy), and back.
+    echo = nil
+    var end = ahead + frames
+    if let look = stage.ducker?.lookaheadFrames, look > 0 {
+      var held = mic.fifo.nextPosition
+      if OutputClock.isLive(app.state) { held = min(held, app.fifo.nextPosition) }
+      end = max(end, min(end + look, held - 2 * stage.canceller.hop))
     }
+    stage.clean(from: ahead, to: end, app: &app.fifo, mic: &mic.fifo)
+    echo = stage
+  }
+
+  /// Mixes timeline frames `ahead ..< ahead + frames` block by block through the output stage
+  /// (limiter, meters) to `emit`; returns each source's silent frames and worst lateness.
+  mutating func mixBlocks(
+    from ahead: Int, frames: Int,
+    _ emit: (_ offset: Int, _ block: UnsafePointer<Float>, _ frames: Int) -> Void
+  ) -> (silent: (app: Int, mic: Int), lateness: (app: Int, mic: Int)) {
     var silent = (app: 0, mic: 0)
     var lateness = (app: 0, mic: 0)
     // The scratch moves out of `self` while `self` mixes into it, and back after.
@@ -88,6 +105,12 @@ extension ClockedCapturePipeline {
       }
     }
     (scratchA, scratchB, scratchC) = (a, b, c)
+    return (silent, lateness)
+  }
+
+  /// After a running pull of `frames` from `start`: the clock moves on, skips ahead or lowers
+  /// the latency where it may, and each source's compression and fill follow.
+  mutating func advanceClock(from start: Int, frames: Int, lateness: (app: Int, mic: Int)) {
     clock.position += frames
     clock.outputFrames += frames
     clock.afterPull(lateness: lateness, frames: frames)
@@ -110,9 +133,6 @@ extension ClockedCapturePipeline {
     mic.compression = clock.compression
     app.keepFill(clock: clock, frames: frames, configuration: configuration)
     mic.keepFill(clock: clock, frames: frames, configuration: configuration)
-    return PullStatus(
-      phase: .running, position: start, appSilentFrames: silent.app, micSilentFrames: silent.mic,
-      time: time, captureTime: captured)
   }
 
   /// Frames from the read position on where neither source has audio, nor will have: up to a
