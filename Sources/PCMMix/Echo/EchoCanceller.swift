@@ -151,7 +151,6 @@ package struct EchoCanceller {
     mic: UnsafePointer<Float>, reference: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
   ) {
     let h = hop
-    let n = bins
     blockIndex += 1
     statistics.blocks += 1
     // The scratch moves out of `self` while `self` changes, and back after (no copy).
@@ -165,58 +164,15 @@ package struct EchoCanceller {
       // error re, 12 shadow error im, 13 mic re, 14 mic im, 15 step, 16 the block's echo
       // estimate, 17 and 18 the two errors (time); the suppressor uses 0 … 10.
       func slot(_ i: Int) -> UnsafeMutablePointer<Float> { base + i * 520 }
-      // 1. The reference block's spectrum into the ring.
-      var refEnergy: Float = 0
-      for i in 0..<h { refEnergy += reference[i] * reference[i] }
-      refBlock.withUnsafeMutableBufferPointer { r in
-        r.baseAddress!.update(from: r.baseAddress! + h, count: h)
-        (r.baseAddress! + h).update(from: reference, count: h)
-        fft.forward(r.baseAddress!, re: slot(1), im: slot(2))
-      }
-      let ring = ringBlocks
-      let newest = blockIndex % ring
-      spectra.withUnsafeMutableBufferPointer { sp in
-        (sp.baseAddress! + newest * 2 * n).update(from: slot(1), count: n)
-        (sp.baseAddress! + newest * 2 * n + n).update(from: slot(2), count: n)
-      }
+      // 1. The reference block's spectrum into the ring; the delay search.
+      let refEnergy = pushReference(reference, slot)
       var micEnergy: Float = 0
       for i in 0..<h { micEnergy += mic[i] * mic[i] }
       let farActive = refEnergy > Float(h) * 1e-7
       let micActive = micEnergy > Float(h) * 1e-8
-      if estimator.push(reference: reference, mic: mic, count: h, active: farActive && micActive),
-        let lag = estimator.found
-      {
-        statistics.delay = Double(lag) / Double(rate)
-        lastFound = blockIndex
-        // The direct path belongs early in the filter, not at its very start: moved when it
-        // falls outside the first two partitions' middle.
-        let offset = lag - delay * h
-        if offset < h / 8 || offset > 2 * h {
-          let wanted = max(0, min(lags - 1, (lag - 3 * h / 8) / h))
-          if wanted != delay { shiftFilters(by: wanted - delay) }
-          delay = wanted
-        }
-      }
+      searchDelay(reference: reference, mic: mic, active: farActive && micActive)
       // 2. Echo estimates of both filters, and the main one's Kalman denominator.
-      for k in 0..<n {
-        (slot(3)[k], slot(4)[k], slot(5)[k], slot(9)[k], slot(10)[k]) = (0, 0, 0, 0, 0)
-      }
-      spectra.withUnsafeBufferPointer { sp in
-        main.withUnsafeBufferPointer { w in
-          shadow.withUnsafeBufferPointer { v in
-            covariance.withUnsafeBufferPointer { p in
-              for part in 0..<partitions {
-                let x = sp.baseAddress! + spectrumSlot(part) * 2 * n
-                let wp = w.baseAddress! + part * 2 * n
-                let vp = v.baseAddress! + part * 2 * n
-                pcmmix_core_echo_predict2(
-                  wp, wp + n, vp, vp + n, x, x + n, p.baseAddress! + part * n, n, slot(3),
-                  slot(4), slot(9), slot(10), slot(5))
-              }
-            }
-          }
-        }
-      }
+      predictEchoes(slot)
       // To the time domain: the block's echo estimates are the second halves (overlap-save).
       let echo = slot(0)
       let echoNow = slot(16)
@@ -237,33 +193,9 @@ package struct EchoCanceller {
       if farActive {
         adapt(errorMain, errorShadow, slot)
       }
-      // 4. The filters compared: the shadow takes over after an echo path change; it is reset
-      // when it falls behind.
-      mainError = 0.9 * mainError + 0.1 * Double(mainE)
-      shadowError = 0.9 * shadowError + 0.1 * Double(shadowE)
-      if farActive && shadowError < 0.5 * mainError && mainError > Double(micEnergy) * 0.01 {
-        shadowLead += 1
-      } else {
-        shadowLead = 0
-      }
-      if shadowLead >= 8 {
-        main.withUnsafeMutableBufferPointer { m in
-          shadow.withUnsafeBufferPointer {
-            m.baseAddress!.update(from: $0.baseAddress!, count: $0.count)
-          }
-        }
-        resetCovariance()
-        shadowLead = 0
-        statistics.pathChanges += 1
-        mainError = shadowError
-      } else if shadowError > 4 * mainError && mainError > 0 {
-        shadow.withUnsafeMutableBufferPointer { v in
-          main.withUnsafeBufferPointer {
-            v.baseAddress!.update(from: $0.baseAddress!, count: $0.count)
-          }
-        }
-        shadowError = mainError
-      }
+      // 4. The filters compared.
+      compareFilters(
+        mainEnergy: mainE, shadowEnergy: shadowE, micEnergy: micEnergy, farActive: farActive)
       // The block's linear output is the main filter's error (the shadow's is noisier; it
       // only leads the main one through a path change, and then takes its place above).
       let errorNow = errorMain
@@ -285,6 +217,107 @@ package struct EchoCanceller {
         micPrev.withUnsafeBufferPointer { output.update(from: $0.baseAddress!, count: h) }
       }
       micPrev.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: mic, count: h) }
+    }
+  }
+
+  /// The reference block's spectrum (two-block frame) into the ring; returns its energy.
+  mutating func pushReference(
+    _ reference: UnsafePointer<Float>, _ slot: (Int) -> UnsafeMutablePointer<Float>
+  ) -> Float {
+    let h = hop
+    let n = bins
+    var refEnergy: Float = 0
+    for i in 0..<h { refEnergy += reference[i] * reference[i] }
+    refBlock.withUnsafeMutableBufferPointer { r in
+      r.baseAddress!.update(from: r.baseAddress! + h, count: h)
+      (r.baseAddress! + h).update(from: reference, count: h)
+      fft.forward(r.baseAddress!, re: slot(1), im: slot(2))
+    }
+    let ring = ringBlocks
+    let newest = blockIndex % ring
+    spectra.withUnsafeMutableBufferPointer { sp in
+      (sp.baseAddress! + newest * 2 * n).update(from: slot(1), count: n)
+      (sp.baseAddress! + newest * 2 * n + n).update(from: slot(2), count: n)
+    }
+    return refEnergy
+  }
+
+  /// Feeds the delay search; when it finds the echo's delay, moves the filters so that the
+  /// direct path lies early in them (not at their very start).
+  mutating func searchDelay(
+    reference: UnsafePointer<Float>, mic: UnsafePointer<Float>, active: Bool
+  ) {
+    let h = hop
+    if estimator.push(reference: reference, mic: mic, count: h, active: active),
+      let lag = estimator.found
+    {
+      statistics.delay = Double(lag) / Double(rate)
+      lastFound = blockIndex
+      // The direct path belongs early in the filter, not at its very start: moved when it
+      // falls outside the first two partitions' middle.
+      let offset = lag - delay * h
+      if offset < h / 8 || offset > 2 * h {
+        let wanted = max(0, min(lags - 1, (lag - 3 * h / 8) / h))
+        if wanted != delay { shiftFilters(by: wanted - delay) }
+        delay = wanted
+      }
+    }
+  }
+
+  /// Both filters' echo spectra (slots 3, 4 and 9, 10) and the main one's Kalman denominator
+  /// (slot 5), partition by partition.
+  func predictEchoes(_ slot: (Int) -> UnsafeMutablePointer<Float>) {
+    let n = bins
+    for k in 0..<n {
+      (slot(3)[k], slot(4)[k], slot(5)[k], slot(9)[k], slot(10)[k]) = (0, 0, 0, 0, 0)
+    }
+    spectra.withUnsafeBufferPointer { sp in
+      main.withUnsafeBufferPointer { w in
+        shadow.withUnsafeBufferPointer { v in
+          covariance.withUnsafeBufferPointer { p in
+            for part in 0..<partitions {
+              let x = sp.baseAddress! + spectrumSlot(part) * 2 * n
+              let wp = w.baseAddress! + part * 2 * n
+              let vp = v.baseAddress! + part * 2 * n
+              pcmmix_core_echo_predict2(
+                wp, wp + n, vp, vp + n, x, x + n, p.baseAddress! + part * n, n, slot(3),
+                slot(4), slot(9), slot(10), slot(5))
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// The filters compared by their smoothed errors: the shadow takes over after an echo path
+  /// change (`shadowLead` blocks ahead); it is reset to the main one when it falls behind.
+  mutating func compareFilters(
+    mainEnergy mainE: Float, shadowEnergy shadowE: Float, micEnergy: Float, farActive: Bool
+  ) {
+    mainError = 0.9 * mainError + 0.1 * Double(mainE)
+    shadowError = 0.9 * shadowError + 0.1 * Double(shadowE)
+    if farActive && shadowError < 0.5 * mainError && mainError > Double(micEnergy) * 0.01 {
+      shadowLead += 1
+    } else {
+      shadowLead = 0
+    }
+    if shadowLead >= 8 {
+      main.withUnsafeMutableBufferPointer { m in
+        shadow.withUnsafeBufferPointer {
+          m.baseAddress!.update(from: $0.baseAddress!, count: $0.count)
+        }
+      }
+      resetCovariance()
+      shadowLead = 0
+      statistics.pathChanges += 1
+      mainError = shadowError
+    } else if shadowError > 4 * mainError && mainError > 0 {
+      shadow.withUnsafeMutableBufferPointer { v in
+        main.withUnsafeBufferPointer {
+          v.baseAddress!.update(from: $0.baseAddress!, count: $0.count)
+        }
+      }
+      shadowError = mainError
     }
   }
 

@@ -138,6 +138,39 @@ struct ResidualEchoSuppressor {
     let se = slot(7)
     let sy = slot(8)
     let spread = slot(9)
+    trackPowers(
+      error: (er, ei), echo: (yr, yi), mic: (mr, mi), errorPower: se, echoPower: sy)
+    let residual = slot(10)
+    let (near, noiseSum) = estimateResidual(
+      errorPower: se, echoPower: sy, spread: spread, into: residual)
+    if farActive {
+      learnLeakage(
+        near: near, noise: noiseSum, echo: (yr, yi), mic: (mr, mi), errorPower: se,
+        echoPower: sy,
+        statistics: &statistics)
+    }
+    applyGains(to: (er, ei), errorPower: se, residual: residual, bypass: bypass)
+    fft.inverse(re: er, im: ei, output: time)
+    for i in 0..<h {
+      output[i] = tail[i] + time[i] * window[i]
+      tail[i] = time[h + i] * window[h + i]
+    }
+    errorPrev.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: error, count: h) }
+    echoPrev.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: echo, count: h) }
+  }
+
+  /// Each bin's error and echo-estimate power (into `errorPower`, `echoPower`), the smoothed
+  /// mic power, the noise floor, and for the voice detector the minimum-statistics floor.
+  mutating func trackPowers(
+    error: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    echo: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>
+  ) {
+    let n = bins
+    let (er, ei) = error
+    let (yr, yi) = echo
+    let (mr, mi) = mic
     // Digital silence (a source not started, a gap filled with zeros) says nothing of the
     // room's noise: the floor is not pulled down by it.
     var micPower: Float = 0
@@ -174,6 +207,17 @@ struct ResidualEchoSuppressor {
         stretchBlocks = 0
       }
     }
+  }
+
+  /// The residual echo each bin may hold (into `residual`): the bands' leakage of the echo
+  /// estimate and of its spread over ±8 bins; sets ``nearEnd`` (the ducking detector's test)
+  /// and returns whether the error outweighs residual and noise (the near end's presence) and
+  /// the noise floor's sum.
+  mutating func estimateResidual(
+    errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
+    spread: UnsafeMutablePointer<Float>, into residual: UnsafeMutablePointer<Float>
+  ) -> (near: Bool, noise: Float) {
+    let n = bins
     // The estimate spread over ±8 bins (a running sum).
     var run: Float = 0
     for k in 0..<min(8, n) { run += sy[k] }
@@ -183,7 +227,6 @@ struct ResidualEchoSuppressor {
       spread[k] = run / 17
     }
     // The residual estimate and the near end's presence.
-    let residual = slot(10)
     var seSum: Float = 0
     var residualSum: Float = 0
     var noiseSum: Float = 0
@@ -203,65 +246,88 @@ struct ResidualEchoSuppressor {
     var voiceNoise: Float = 0
     if tracksVoice { for k in 0..<n { voiceNoise += voiceFloor[k] } }
     nearEnd = tracksVoice && seSum > 4 * residualSum + 30 * voiceNoise
-    // (While the app plays, the coherence test below must agree too.)
-    if farActive {
-      farBlocks += 1
-      if near { nearBlocks += 1 }
-      statistics.doubleTalkFraction = Double(nearBlocks) / Double(farBlocks)
-      // Learn the leakages where the mic is the echo alone: the mic and the echo estimate
-      // agree in shape (their spectra's normalized inner product, 300 Hz … 8 kHz, is high), which
-      // holds after an echo path change too, when the residual is large, but not under a voice.
-      var cross = (re: Float(0), im: Float(0))
-      var micSum: Float = 0
-      var echoSum: Float = 0
-      for k in lowBin..<min(n, highBin) {
-        cross.re += mr[k] * yr[k] + mi[k] * yi[k]
-        cross.im += mi[k] * yr[k] - mr[k] * yi[k]
-        micSum += mr[k] * mr[k] + mi[k] * mi[k]
-        echoSum += sy[k]
+    return (near, noiseSum)
+  }
+
+  /// While the app plays: the double-talk share, the coherence of mic and echo estimate, the
+  /// voice test (which ``nearEnd`` must pass too), and where the mic is the echo alone, the
+  /// bands' leakage learnt.
+  mutating func learnLeakage(
+    near: Bool, noise noiseSum: Float,
+    echo: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
+    statistics: inout EchoStatistics
+  ) {
+    let n = bins
+    let (yr, yi) = echo
+    let (mr, mi) = mic
+    farBlocks += 1
+    if near { nearBlocks += 1 }
+    statistics.doubleTalkFraction = Double(nearBlocks) / Double(farBlocks)
+    // Learn the leakages where the mic is the echo alone: the mic and the echo estimate
+    // agree in shape (their spectra's normalized inner product, 300 Hz … 8 kHz, is high), which
+    // holds after an echo path change too, when the residual is large, but not under a voice.
+    var cross = (re: Float(0), im: Float(0))
+    var micSum: Float = 0
+    var echoSum: Float = 0
+    for k in lowBin..<min(n, highBin) {
+      cross.re += mr[k] * yr[k] + mi[k] * yi[k]
+      cross.im += mi[k] * yr[k] - mr[k] * yi[k]
+      micSum += mr[k] * mr[k] + mi[k] * mi[k]
+      echoSum += sy[k]
+    }
+    let coherence = (cross.re * cross.re + cross.im * cross.im) / max(micSum * echoSum, 1e-30)
+    lastCoherence = coherence
+    // Echo alone: the estimate has the mic's shape, and the filter takes 5 dB or more out.
+    var errorSum: Float = 0
+    for k in lowBin..<min(n, highBin) { errorSum += se[k] }
+    // A voice shows as the mic outweighing the estimate or their shapes parting; none for the
+    // last 200 ms (the gaps between words count as the voice's).
+    let voice = (coherence < 0.6 || micSum > 2 * echoSum) && micSum > echoSum + 16 * noiseSum
+    voiceQuiet = voice ? 0 : voiceQuiet + 1
+    nearEnd = nearEnd && voice
+    // Shapes that agree well after 200 ms without a voice; less well (an echo path that
+    // changed, a loudspeaker that distorts) after 500 ms.
+    let threshold: Float = voiceQuiet > 94 ? 0.75 : voiceQuiet > 37 ? 0.9 : 2
+    echoAlone = coherence > threshold && echoSum > 4 * noiseSum && errorSum < 0.3 * micSum
+    misadjustment = errorSum / max(echoSum, 1e-30)
+    lastEcho = echoSum
+    if echoAlone {
+      for b in 0..<Self.bandCount {
+        bandE[b] = 0
+        bandY[b] = 0
       }
-      let coherence = (cross.re * cross.re + cross.im * cross.im) / max(micSum * echoSum, 1e-30)
-      lastCoherence = coherence
-      // Echo alone: the estimate has the mic's shape, and the filter takes 5 dB or more out.
-      var errorSum: Float = 0
-      for k in lowBin..<min(n, highBin) { errorSum += se[k] }
-      // A voice shows as the mic outweighing the estimate or their shapes parting; none for the
-      // last 200 ms (the gaps between words count as the voice's).
-      let voice = (coherence < 0.6 || micSum > 2 * echoSum) && micSum > echoSum + 16 * noiseSum
-      voiceQuiet = voice ? 0 : voiceQuiet + 1
-      nearEnd = nearEnd && voice
-      // Shapes that agree well after 200 ms without a voice; less well (an echo path that
-      // changed, a loudspeaker that distorts) after 500 ms.
-      let threshold: Float = voiceQuiet > 94 ? 0.75 : voiceQuiet > 37 ? 0.9 : 2
-      echoAlone = coherence > threshold && echoSum > 4 * noiseSum && errorSum < 0.3 * micSum
-      misadjustment = errorSum / max(echoSum, 1e-30)
-      lastEcho = echoSum
-      if echoAlone {
-        for b in 0..<Self.bandCount {
-          bandE[b] = 0
-          bandY[b] = 0
-        }
-        for k in 0..<n {
-          let b = band(k)
-          bandE[b] += Double(max(0, se[k] - noiseFloor[k]))
-          bandY[b] += Double(sy[k])
-        }
-        var totalE = 0.0
-        var totalY = 0.0
-        for b in 0..<Self.bandCount {
-          totalE += bandE[b]
-          totalY += bandY[b]
-        }
-        let ratio = Float(min(1, max(0.0005, totalE / max(totalY, 1e-30))))
-        broadbandLeakage = 0.8 * broadbandLeakage + 0.2 * ratio
-        for b in 0..<Self.bandCount where bandY[b] > 1e-12 {
-          let ratio = Float(min(1, max(0.0005, bandE[b] / bandY[b])))
-          // Up faster than down: one frame's ratio is noisy, and the gains must cover the peaks.
-          leakage[b] += (ratio > leakage[b] ? 0.1 : 0.2) * (ratio - leakage[b])
-        }
+      for k in 0..<n {
+        let b = band(k)
+        bandE[b] += Double(max(0, se[k] - noiseFloor[k]))
+        bandY[b] += Double(sy[k])
+      }
+      var totalE = 0.0
+      var totalY = 0.0
+      for b in 0..<Self.bandCount {
+        totalE += bandE[b]
+        totalY += bandY[b]
+      }
+      let ratio = Float(min(1, max(0.0005, totalE / max(totalY, 1e-30))))
+      broadbandLeakage = 0.8 * broadbandLeakage + 0.2 * ratio
+      for b in 0..<Self.bandCount where bandY[b] > 1e-12 {
+        let ratio = Float(min(1, max(0.0005, bandE[b] / bandY[b])))
+        // Up faster than down: one frame's ratio is noisy, and the gains must cover the peaks.
+        leakage[b] += (ratio > leakage[b] ? 0.1 : 0.2) * (ratio - leakage[b])
       }
     }
-    // Gains, comfort noise, and back to the time domain.
+  }
+
+  /// The suppression gains applied to the error spectrum in place, with comfort noise where it
+  /// is turned down.
+  mutating func applyGains(
+    to error: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    errorPower se: UnsafeMutablePointer<Float>, residual: UnsafeMutablePointer<Float>,
+    bypass: Bool
+  ) {
+    let n = bins
+    let (er, ei) = error
     // Over-subtraction: where the mic is the echo alone, the residual is pushed down hard (the
     // near end loses nothing there); where a voice is over it, a Wiener gain (the voice keeps
     // what outweighs the residual).
@@ -286,12 +352,6 @@ struct ResidualEchoSuppressor {
       er[k] = r
       ei[k] = i
     }
-    fft.inverse(re: er, im: ei, output: time)
-    for i in 0..<h {
-      output[i] = tail[i] + time[i] * window[i]
-      tail[i] = time[h + i] * window[h + i]
-    }
-    errorPrev.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: error, count: h) }
-    echoPrev.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: echo, count: h) }
   }
+
 }
