@@ -283,7 +283,7 @@ struct Arguments {
   /// A mix policy: average, saturate or limit.
   mutating func policy(for option: String) throws(CLIError) -> MixPolicy {
     let v = try value(for: option)
-    guard let p = MixPolicy(rawValue: v) else {
+    guard let p = MixPolicy(cliSpelling: v) else {
       throw .usage("\(option) takes average, saturate or limit, not '\(v)'")
     }
     return p

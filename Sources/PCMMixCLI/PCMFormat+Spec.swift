@@ -19,7 +19,7 @@ extension PCMFormat {
     if name == "u8" { return (.u8, .little) }
     guard name.count >= 4 else { return nil }
     let suffix = name.suffix(2)
-    guard let type = SampleType(rawValue: String(name.dropLast(2))), type != .u8 else {
+    guard let type = SampleType(cliSpelling: String(name.dropLast(2))), type != .u8 else {
       return nil
     }
     switch suffix {

@@ -382,7 +382,7 @@ struct ReplaySession {
       ("latency", latency), ("drift", .string(drift)),
       ("resampler", .string(options.resampler.spelling)),
       ("phase", .string(options.phase.rawValue)),
-      ("policy", .string(options.policy.rawValue)),
+      ("policy", .string(options.policy.cliSpelling)),
       ("ceilingDB", .double(options.ceilingDB)),
       ("fadeMs", .double(options.fadeMilliseconds)),
       ("appGainDB", .double(options.appGainDB)), ("micGainDB", .double(options.micGainDB)),
@@ -405,7 +405,7 @@ struct ReplaySession {
         .object([
           ("path", .string(options.output)), ("frames", .int(written)),
           ("sampleRate", .int(Self.outputRate)), ("channels", .int(2)),
-          ("sampleType", .string(options.sampleType.rawValue)),
+          ("sampleType", .string(options.sampleType.cliSpelling)),
           ("filledFrames", .int(record.filledFrames)),
           ("paddedFrames", .int(record.paddedFrames)),
         ])
