@@ -308,13 +308,15 @@ struct MixSession {
         "output",
         .object([
           ("path", .string(options.output)), ("frames", .int(framesOut)),
-          ("sampleRate", .int(options.rate)), ("sampleType", .string(options.sampleType.cliSpelling)),
+          ("sampleRate", .int(options.rate)),
+          ("sampleType", .string(options.sampleType.cliSpelling)),
         ])
       ),
       (
         "settings",
         .object([
-          ("policy", .string(options.policy.cliSpelling)), ("ceilingDB", .double(options.ceilingDB)),
+          ("policy", .string(options.policy.cliSpelling)),
+          ("ceilingDB", .double(options.ceilingDB)),
           ("fadeMs", .double(options.fadeMilliseconds)), ("pad", .bool(options.pad)),
           ("appGainDB", .double(options.appGainDB)), ("micGainDB", .double(options.micGainDB)),
           ("resampler", .string(options.resampler.spelling)),
