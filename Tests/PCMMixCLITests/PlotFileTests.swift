@@ -59,6 +59,10 @@ import Testing
         "mic (app echo + talker)", "PCMMix", "speexdsp (MDF + preprocess)",
         "WebRTC 0.3 (classic AEC)",
       ], minimumPoints: 40_000, labels: ["time (s)", "frequency (kHz)", "level (dB re full scale)"]),
+    // A gain per 20 ms frame over 20 s (none where the app is quiet).
+    Figure(
+      file: "plot-ducking-gain.svg", series: ["echo cancelled", "cancellation off", "headphones"],
+      minimumPoints: 500, labels: ["time (s)", "app gain (dB)"]),
   ]
 
   /// `Sources/PCMMix/PCMMix.docc/Resources`, found from this file.

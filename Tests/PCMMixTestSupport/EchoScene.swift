@@ -553,6 +553,9 @@ public struct DuckingMetrics: Sendable {
   /// For each onset after ≥ 300 ms of silence: milliseconds until the gain is −6 dB or lower
   /// (`nil`: not within 400 ms).
   public var onsets: [Double?]
+  /// Every 20 ms frame in order: the app stem's gain (dB; `nil` where the app is silent) and
+  /// whether the talker speaks in it.
+  public var frames: [(gainDB: Double?, talking: Bool)]
 
   /// Measures `appStem` (the app as it entered the mix, aligned with the scene).
   public init(scene: EchoScene, appStem: [Float], settle: Double = 0.9) {
@@ -602,6 +605,7 @@ public struct DuckingMetrics: Sendable {
       quiet = silent[f] ? quiet + 1 : 0
     }
     self.onsets = onsets
+    frames = (0..<count).map { (gains[$0], active[$0]) }
   }
 
   /// The value at fraction `q` of sorted `x`.

@@ -7,7 +7,8 @@
 /// `pcm-mix-bench --plots DIR`: measures and draws the figures the README and the documentation
 /// show, as SVG files in `DIR`, instead of running the benchmark's tables.
 ///
-/// `--filter` picks figures by file name (`response`, `spectrogram`, `callback`, `alignment`);
+/// `--filter` picks figures by file name (`response`, `spectrogram`, `callback`, `alignment`, `echo`,
+/// `ducking`);
 /// `--seconds` scales the capture scene and the simulated hour as it scales the benchmark.
 enum Plots {
   /// One figure: its file and how to make it.
@@ -26,6 +27,7 @@ enum Plots {
       Figure(file: LatencyFigure.file) { LatencyFigure.make(seconds: options.seconds) },
       Figure(file: AlignmentFigure.file) { AlignmentFigure.make(minutes: 60 * options.scale) },
       Figure(file: EchoFigure.file) { EchoFigure.make() },
+      Figure(file: DuckingFigure.file) { DuckingFigure.make() },
     ]
   }
 
