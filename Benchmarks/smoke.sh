@@ -64,9 +64,10 @@ for row, metric in (("drift/steered", "mic_error_max"), ("hour/default", "error_
                     ("cost/realtime", "pull_p99"), ("switch/prepared", "switch_allocations")):
     value("timing", row, metric)
 # The timed pipeline's pulls allocate nothing: 19 s of 10 ms pulls of the echo scene each, plain,
-# with echo cancellation and with the loudness meter (the recovery work once made every pull
-# allocate, and nothing here noticed).
-for row in ("pipeline/off", "pipeline/on", "pipeline/loudness"):
+# with echo cancellation, with the loudness meter, and with ducking alone and with cancellation
+# (the recovery work once made every pull allocate, and nothing here noticed).
+for row in ("pipeline/off", "pipeline/on", "pipeline/loudness", "pipeline/ducking",
+            "pipeline/ducking+echo"):
     assert value("echo", row, "allocations") == 0, f"echo / {row}: the pulls allocated"
 for scene in ("speech 30 ms rt02", "music headphones"):
     for canceller in ("ours", "speexdsp", "webrtc"):

@@ -235,12 +235,14 @@ enum EchoBench {
         + " three runs)")
     for (key, name) in [
       ("off", "echo cancellation off"), ("on", "echo cancellation on"),
-      ("loudness", "loudness meter on (no echo)"),
+      ("loudness", "loudness meter on (no echo)"), ("ducking", "ducking on (no echo)"),
+      ("ducking+echo", "ducking and echo on"),
     ] {
       var c = ClockedCapturePipeline.Configuration()
       c.policy = .limit
-      c.echoCancellation = key == "on" ? EchoCancellation() : nil
+      c.echoCancellation = key == "on" || key == "ducking+echo" ? EchoCancellation() : nil
       c.meterLoudness = key == "loudness"
+      c.ducking = key.hasPrefix("ducking") ? Ducking() : nil
       c.origin = MediaTime(value: 0, timescale: 48_000)
       let d = StreamDescription(PCMFormat(sampleRate: 48_000, channelCount: 1, sampleType: .f32))
       // Three runs of the whole scene, each on a new pipeline: the least median and 99th
