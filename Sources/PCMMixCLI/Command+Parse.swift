@@ -134,6 +134,7 @@ extension Command {
       case "--mic-gain": options.micGainDB = try rest.gain(for: arg)
       case "--pad": options.pad = true
       case "--echo-cancel": options.echoCancellation = EchoCancellation()
+      case "--duck": options.ducking = try rest.ducking()
       case "--stems": options.stems = try rest.value(for: arg)
       case "--loudness": options.loudness = try rest.decibels(for: arg, -70...0, "LUFS")
       case "--true-peak": options.truePeakDB = try rest.decibels(for: arg, -20...0, "dBTP")

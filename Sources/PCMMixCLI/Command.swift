@@ -118,6 +118,8 @@ package struct MixOptions: Equatable, Sendable {
   package var truePeakDB = -1.0
   /// Echo cancellation of the mic with the app as the reference (`--echo-cancel`), if on.
   package var echoCancellation: EchoCancellation?
+  /// The app turned down while the talker speaks (`--duck [DEPTH_DB]`), if on.
+  package var ducking: Ducking?
   /// The folder for `app.wav` and `mic.wav`, each source as it enters the mix (`--stems`).
   package var stems: String?
   /// Where a JSON summary goes (counters, meters), if anywhere.

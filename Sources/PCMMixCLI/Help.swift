@@ -52,8 +52,8 @@ package enum Help {
       pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ] [--policy POLICY]
                   [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB] [--pad]
                   [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
-                  [--resampler NAME] [--phase PHASE] [--echo-cancel] [--stems DIR]
-                  [--loudness LUFS [--true-peak DB]] [--report FILE.json] [--json]
+                  [--resampler NAME] [--phase PHASE] [--echo-cancel] [--duck [DEPTH_DB]]
+                  [--stems DIR] [--loudness LUFS [--true-peak DB]] [--report FILE.json] [--json]
       pcm-mix demo [-o OUTPUT]
       pcm-mix replay [--app RAW --app-log CSV] [--mic RAW --mic-log CSV] -o OUTPUT [--pull MS]
                      [--latency MS] [--policy POLICY] [--ceiling DB] [--fade MS]
@@ -127,8 +127,9 @@ package enum Help {
                        [--policy average|saturate|limit] [--ceiling DB] [--fade MS]
                        [--app-gain DB] [--mic-gain DB] [--pad] [--format s16|f32]
                        [--app-format SPEC] [--mic-format SPEC] [--resampler NAME]
-                       [--phase linear|minimum|capture] [--echo-cancel] [--stems DIR]
-                       [--loudness LUFS [--true-peak DB]] [--report FILE.json] [--json]
+                       [--phase linear|minimum|capture] [--echo-cancel] [--duck [DEPTH_DB]]
+                       [--stems DIR] [--loudness LUFS [--true-peak DB]] [--report FILE.json]
+                       [--json]
 
     Converts both inputs to HZ (default 48000) stereo and mixes them: average (default),
     (a + b) / 2, bit-exact with C's integer average on int16; saturate, a + b clamped; or
@@ -147,8 +148,12 @@ package enum Help {
     delay search over 0 … 300 ms, a 200 ms adaptive filter and a residual-echo suppressor. With
     no echo (headphones) the mic passes unchanged. The report gains "echo": the delay found
     (seconds), an ERLE estimate (dB), the share of double talk, whether it stayed bypassed.
+    --duck [DEPTH_DB] turns the app down by DEPTH_DB (default 10) while the talker speaks, as
+    replay's does (see 'pcm-mix help replay'): the voice detected on the mic with the app's echo
+    taken out, 60 ms ahead of the app's frames; the app stem is after it.
     --stems DIR writes DIR/app.wav and DIR/mic.wav (made if missing): each source as it enters
-    the mix (at its gain, the echo cancelled), stereo at the output's rate, on the output's timeline.
+    the mix (at its gain, ducked, the echo cancelled), stereo at the output's rate, on the
+    output's timeline.
 
     --loudness LUFS normalizes the output to that integrated loudness (ITU-R BS.1770-4, EBU
     R128; -70 to 0) in a second pass over the finished file, through the limiter, keeping the

@@ -102,13 +102,24 @@ extension MixSession {
     progress: inout Progress
   ) throws(CLIError) {
     while !isDone {
+      let out = framesOut
+      var fed = false
       if !appDone && appStaged.frames <= fade.frames + readMargin {
         try feedApp(from: reader)
+        fed = true
       }
       if !micDone && micStaged.frames <= fade.frames + readMargin {
         try feedMic(from: &mic)
+        fed = true
       }
       try drain(into: &sink, path: path)
+      if !fed && framesOut == out {
+        // Nothing read and nothing mixed: whatever holds the mix back needs more of an input
+        // (the inputs are finite, so this ends). Never reached with the margins above; a guard
+        // against a hang should they fall short.
+        if !appDone { try feedApp(from: reader) }
+        if !micDone { try feedMic(from: &mic) }
+      }
       progress.update(framesOut)
     }
   }
@@ -160,16 +171,19 @@ struct MixSession {
     mixBuffer = .allocate(capacity: 4_096 * 2)
     silence = .allocate(capacity: 1_024 * 2)
     silence.initialize(repeating: 0)
-    if let settings = options.echoCancellation {
-      echo = StagedEcho(rate: options.rate, settings: settings)
+    if options.echoCancellation != nil || options.ducking != nil {
+      echo = StagedEcho(
+        rate: options.rate, settings: options.echoCancellation ?? EchoCancellation(),
+        corrects: options.echoCancellation != nil, ducking: options.ducking)
     }
     func linear(_ dB: Double) -> Float { dB == 0 ? 1 : Float(pow(10, dB / 20)) }
     gains = (linear(options.appGainDB), linear(options.micGainDB))
   }
 
   /// Frames a side may hold and still be read again: with the canceller, the mic is mixed only
-  /// up to what it has cleaned, which needs a block of both sides beyond it.
-  var readMargin: Int { echo == nil ? 0 : 1_024 }
+  /// up to what it has cleaned, which needs a block of both sides beyond it; with ducking the
+  /// app waits for the look-ahead's voice decisions past it as well.
+  var readMargin: Int { echo.map { 1_024 + ($0.ducker?.lookaheadFrames ?? 0) } ?? 0 }
 
   /// A chain to 48 kHz (or `--rate`) stereo, as each side has.
   func makeChain() -> SourceChain {
@@ -232,9 +246,13 @@ struct MixSession {
   /// side that runs ahead against silence) never comes into play, whatever the chains' bursts.
   mutating func drain(into sink: inout WriterSink, path: String) throws(CLIError) {
     // With fades, an input's last frames wait until it is known to have ended.
-    let appReady = appDone ? appStaged.frames : max(0, appStaged.frames - fade.frames)
+    var appReady = appDone ? appStaged.frames : max(0, appStaged.frames - fade.frames)
     var micReady = micDone ? micStaged.frames : max(0, micStaged.frames - fade.frames)
     if echo != nil { micReady = min(micReady, cleanMic()) }
+    if let stage = echo, let ducker = stage.ducker, !micDone {
+      // The app's frames wait until the voice decisions reach the look-ahead past them.
+      appReady = min(appReady, max(0, stage.decided - ducker.lookaheadFrames - appMoved))
+    }
     var appLeft = appReady
     var micLeft = micReady
     while true {
@@ -244,6 +262,7 @@ struct MixSession {
       n = min(n, mixBuffer.count / 2)
       if n == 0 { break }
       if fade.frames > 0 { shapeStaged(n) }
+      if echo?.ducker != nil { duckStaged(n) }
       if stems != nil { writeStems(n) }
       if appStaged.isEmpty { fill(.app, to: n) } else { appStaged.move(n, into: &mixer, .app) }
       if micStaged.isEmpty { fill(.mic, to: n) } else { micStaged.move(n, into: &mixer, .mic) }
@@ -260,6 +279,19 @@ struct MixSession {
     }
     try sink.check(path)
     try stems?.check()
+  }
+
+  /// Turns the app's next `n` staged frames down where the talker speaks (`--duck`).
+  mutating func duckStaged(_ n: Int) {
+    let m = min(n, appStaged.frames)
+    guard m > 0, var ducker = echo?.ducker else { return }
+    // Moved out while it works on the staging (no copy), and back.
+    echo?.ducker = nil
+    let (start, at) = (appStaged.start, appMoved)
+    appStaged.samples.withUnsafeMutableBufferPointer {
+      ducker.apply($0.baseAddress! + start, at: at, frames: m)
+    }
+    echo?.ducker = ducker
   }
 
   /// Writes the next `n` frames of each side to the stems, at its gain (silence where a side has
@@ -326,7 +358,10 @@ struct MixSession {
       ("app", mixer.app.counters.json),
       ("mic", mixer.mic.counters.json),
       ("meters", mixer.meters.json),
-      ("echo", echo.map { $0.canceller.statistics.json } ?? .null),
+      (
+        "echo",
+        options.echoCancellation == nil ? .null : echo.map { $0.canceller.statistics.json } ?? .null
+      ),
       ("stems", stems.map { .array($0.paths.map { .string($0) }) } ?? .null),
     ])
   }

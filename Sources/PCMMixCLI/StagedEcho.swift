@@ -1,11 +1,17 @@
 import PCMMix
 
-/// `mix --echo-cancel`: the echo canceller on the mic's staged frames, with the app's staged
-/// frames at the same output positions as the reference (both inputs start at frame 0). The
-/// canceller gives each block one block late, so the mic is clean up to one block behind what
-/// both sides have staged; at an input's end the rest is worked through against silence.
+/// `mix --echo-cancel` and `--duck`: the echo canceller on the mic's staged frames, with the
+/// app's staged frames at the same output positions as the reference (both inputs start at
+/// frame 0). The canceller gives each block one block late, so the mic is clean up to one block
+/// behind what both sides have staged; at an input's end the rest is worked through against
+/// silence. With `--duck` its near-end voice decisions feed a ``Ducker`` (with cancellation
+/// off the canceller runs for the detector alone and leaves the mic as it is).
 struct StagedEcho {
   var canceller: EchoCanceller
+  /// Whether the cleaned frames replace the mic's (`false`: only the detector runs).
+  let corrects: Bool
+  /// The ducking, fed with the canceller's voice decisions.
+  var ducker: Ducker?
   /// The output position of the next block the canceller takes.
   var next = 0
   var micMid: [Float]
@@ -14,8 +20,11 @@ struct StagedEcho {
   /// The mic's mid of the block before `next`'s (what the output is compared against).
   var previous: [Float]
 
-  init(rate: Int, settings: EchoCancellation) {
+  init(rate: Int, settings: EchoCancellation, corrects: Bool = true, ducking: Ducking? = nil) {
     canceller = EchoCanceller(rate: rate, settings: settings)
+    self.corrects = corrects
+    ducker = ducking.map { Ducker($0, rate: rate) }
+    canceller.detectsVoice = ducking != nil
     let h = canceller.hop
     micMid = [Float](repeating: 0, count: h)
     appMid = micMid
@@ -48,18 +57,23 @@ struct StagedEcho {
           }
         }
       }
-      if !canceller.statistics.isBypassed {
+      if corrects && !canceller.statistics.isBypassed {
         for i in 0..<h {
           let q = p - h + i - micFirst
           guard q >= 0 && q < micLength - micFirst else { continue }
           mic.add(clean[i] - previous[i], at: q)
         }
       }
+      ducker?.note(voice: canceller.nearEndVoice, start: p - h, frames: h)
       swap(&previous, &micMid)
       next = p + h
     }
     return max(0, min(micLength, next - h) - micFirst)
   }
+
+  /// The output position up to which voice decisions are in (the canceller's output lags its
+  /// input by one block).
+  var decided: Int { next - canceller.hop }
 }
 
 extension Staging {

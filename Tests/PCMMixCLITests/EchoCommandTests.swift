@@ -78,6 +78,36 @@ import Testing
     }
   }
 
+  /// `mix --duck` with and without `--echo-cancel` on the speech scene: the app stem (after the
+  /// ducking) against the raw app per 20 ms, as `DuckingTests` measures the pipeline's.
+  @Test(arguments: [true, false])
+  func mixDucksTheAppUnderTheTalkerAndNotUnderItsEcho(cancel: Bool) throws {
+    let scene = try EchoScene(
+      content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false, assets: Self.assets)
+    try withTempDir { dir in
+      try writeFile("\(dir)/app.wav", Self.floatWAV(scene.app))
+      try writeFile("\(dir)/mic.wav", Self.floatWAV(scene.mic))
+      cliOK(
+        [
+          "mix", "--app", "\(dir)/app.wav", "--mic", "\(dir)/mic.wav", "-o", "\(dir)/out.wav",
+          "--duck", "--stems", "\(dir)/stems", "--format", "f32",
+        ] + (cancel ? ["--echo-cancel"] : []))
+      let app = try Self.mid("\(dir)/stems/app.wav")
+      #expect(app.count == scene.app.count)
+      let m = DuckingMetrics(scene: scene, appStem: app)
+      let q = DuckingMetrics.quantile
+      print(
+        "mix --duck\(cancel ? " --echo-cancel" : ""): app alone median \(q(m.appOnly, 0.5)) dB, "
+          + "5 % \(q(m.appOnly, 0.05)) dB; talking median \(q(m.talking, 0.5)) dB; onsets \(m.onsets)"
+      )
+      #expect(q(m.appOnly, 0.5) >= -0.5)
+      #expect(q(m.talking, 0.5) <= -8.5)
+      #expect(!m.onsets.isEmpty && m.onsets.allSatisfy { ($0 ?? .infinity) <= 100 })
+      // Without cancellation the mic stem is the mic as it came: the detector only listens.
+      if !cancel { #expect(try Self.mid("\(dir)/stems/mic.wav") == scene.mic) }
+    }
+  }
+
   @Test func aStemsPathThatIsAFileIsRefusedAndNothingIsWritten() throws {
     try withTempDir { dir in
       let tone = stereoTone(frames: 4_800, rate: 48_000)
@@ -114,5 +144,13 @@ import Testing
     #expect(deep.ducking?.depthDB == 18)
     #expect(deep.echoCancellation != nil)
     #expect(throws: CLIError.self) { try Command.parse(ArraySlice(Self.logs + ["--duck", "99"])) }
+    guard
+      case .mix(let mix) = try Command.parse(
+        ["mix", "--app", "a.wav", "--mic", "m.wav", "-o", "o.wav", "--duck", "6"])
+    else {
+      Issue.record("not a mix")
+      return
+    }
+    #expect(mix.ducking?.depthDB == 6 && mix.echoCancellation == nil)
   }
 }
