@@ -24,7 +24,7 @@ test: bootstrap
 	$(MAKE) bench-smoke
 
 # The edit-test loop: the unit suites without the long scene, echo, loudness-file and replay
-# suites (which `make test` runs); about 75 s on 2 cores once built.
+# suites (which `make test` runs); about 70 s on 2 cores once built.
 SLOW_SUITES = EchoCancellationTests|DuckingTests|EchoCommandTests|LoudnessCommandTests|LoudnessMeterTests|ResamplerPresetTests|SceneTests|RecoveryTests|FuzzRegressionTests|ReplayTests|TransitionTests|InvariantTests|BandEdgeTests|WebRTCThresholdTests
 test-fast: bootstrap
 	$(SWIFT) build --build-tests
