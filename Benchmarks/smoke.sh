@@ -75,22 +75,44 @@ for scene in ("speech 30 ms rt02", "music headphones"):
 print(f"smoke: {len(records)} records in {len(sections)} sections, JSON well formed")
 PY
 
-# The 20-minute and hour-long capture scenes are Swift tests now (LongCaptureSceneTests, in
-# `swift test`); what stays here needs the benchmark's allocation counter: a switch among
-# prepared rates allocates nothing.
+# The capture-timing scenes at full length (20 minutes and an hour of simulated capture, about
+# 30 s in release): not timings, but where the audio lands, which must not regress. They run
+# here, release-built through the benchmark, and not in the Debug `swift test`, where the hour
+# alone took 138 s and grew the whole run from 160 to 250-310 s.
+"$SWIFT" run -c release --skip-build pcm-mix-bench --seconds 60 --filter timing/drift \
+  --json "$json" >/dev/null
+"$SWIFT" run -c release --skip-build pcm-mix-bench --seconds 60 --filter timing/hour \
+  --json "$json.hour" >/dev/null
 "$SWIFT" run -c release --skip-build pcm-mix-bench --seconds 20 --filter timing/switch \
   --json "$json.switch" >/dev/null
-python3 - "$json.switch" <<'PY'
+python3 - "$json" "$json.hour" "$json.switch" <<'PY'
 import json, sys
 
-records = json.load(open(sys.argv[1]))
+records = [r for path in sys.argv[1:] for r in json.load(open(path))]
 def value(name, metric):
     hits = [r["value"] for r in records if r["name"] == name and r["metric"] == metric]
     assert hits, f"missing timing / {name} / {metric}"
     return hits[0]
 
+# Steered by its stamps, the 300 ppm mic stays on time for 20 minutes; placed by count it
+# drifts by 300 ppm x 20 min = 360 ms (the scene really drifts).
+assert value("drift/steered", "minutes") == 20
+for metric in ("app_error_max", "mic_error_max"):
+    assert value("drift/steered", metric) <= 1.0, f"steered {metric} {value('drift/steered', metric)} ms"
+assert value("drift/steered", "markers_missing") == 0
+assert value("drift/steered", "late_pulls") == 0
+assert 340 <= value("drift/stamped-once", "mic_error_max") <= 380
+# An hour with the defaults: every marker within 1 ms, no audio late.
+assert value("hour/default", "minutes") == 60
+assert value("hour/default", "markers") >= 350 and value("hour/default", "markers_missing") == 0
+assert value("hour/default", "error_max") <= 1.0, f"hour max {value('hour/default', 'error_max')} ms"
+assert value("hour/default", "late_pulls") == 0
+# A switch among prepared rates allocates nothing.
 assert value("switch/prepared", "switches") >= 19
 assert value("switch/prepared", "switch_allocations") == 0
-print(f"smoke: {int(value('switch/prepared', 'switches'))} rate switches, 0 allocations")
+print("smoke: timing scenes on time (20 min steered max "
+      f"{value('drift/steered', 'mic_error_max'):.3f} ms, counted "
+      f"{value('drift/stamped-once', 'mic_error_max'):.0f} ms; hour max "
+      f"{value('hour/default', 'error_max'):.3f} ms)")
 PY
-rm -f "$json.switch"
+rm -f "$json.hour" "$json.switch"

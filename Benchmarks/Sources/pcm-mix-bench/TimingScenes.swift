@@ -32,9 +32,19 @@ enum TimingScenes {
 
   // MARK: - Scenes
 
-  /// The capture (`DriftScene`, shared with `LongCaptureSceneTests`).
+  /// The capture: 44.1 kHz stereo s16be app and 32 kHz mono s16le mic in 1,024-frame
+  /// buffers, markers every 10 s (app at 5, 25, 45 … s, mic at 15, 35, …).
   static func sources(seconds: Double, micPPM: Double) -> (SimulatedSource, SimulatedSource) {
-    DriftScene.sources(seconds: seconds, micPPM: micPPM)
+    var app = SimulatedSource(rate: 44_100, channels: 2, encoding: .s16be)
+    app.markers = Array(stride(from: 5.0, to: seconds - 2, by: 20))
+    app.markerFrequency = 1_000
+    app.seed = 11
+    var mic = SimulatedSource(rate: 32_000, channels: 1, encoding: .s16le)
+    mic.clockPPM = micPPM
+    mic.markers = Array(stride(from: 15.0, to: seconds - 2, by: 20))
+    mic.markerFrequency = 2_500
+    mic.seed = 12
+    return (app, mic)
   }
 
   static var defaultResampler: ResamplerFactory {
@@ -110,9 +120,13 @@ enum TimingScenes {
     }
     var c = ClockedCapturePipeline.Configuration(resampler: defaultResampler)
     if placement == .unsteered { c.driftCorrection = .off }
-    let r = try! DriftScene.run(
-      c, app: app, mic: mic, seconds: seconds, radius: radius,
-      stampedOnce: placement == .stampedOnce)
+    var runner = try! SceneRunner(
+      c, app: app.streamDescription(rate: app.rate), mic: mic.streamDescription(rate: mic.rate))
+    var stamped: Set<CaptureSide> = []
+    let r = runner.run(app: app, mic: mic, duration: seconds, searchRadius: radius) { e, t in
+      guard placement == .stampedOnce else { return t }
+      return stamped.insert(e.side).inserted ? t : nil
+    }
     return (r.app, r.mic, r.lateEvents, r.micStatistics.inputFramesTrimmed)
   }
 
@@ -164,9 +178,11 @@ enum TimingScenes {
     return (appTrack.report, micTrack.report)
   }
 
-  /// The hour's capture (`DriftScene`).
+  /// The hour's capture: the drift scene's, with the app's clock 20 ppm slow as well.
   static func hourSources(seconds: Double) -> (SimulatedSource, SimulatedSource) {
-    DriftScene.hourSources(seconds: seconds)
+    var (app, mic) = sources(seconds: seconds, micPPM: 300)
+    app.clockPPM = -20
+    return (app, mic)
   }
 
   static func hour(minutes: Double, report: Report) {
