@@ -101,6 +101,10 @@ package struct Ducker {
       count -= 1
     }
     guard count > 0 || gainDB < 0 else { return }
+    // The linear gain is worked out again only when the gain in dB moves (not on the frames
+    // held at the depth).
+    var linearDB = gainDB
+    var g = Float(Math.pow(10, gainDB / 20))
     var done = 0
     while done < frames {
       // The target is decided 32 frames at a time; the gain slews toward it frame by frame.
@@ -113,7 +117,10 @@ package struct Ducker {
           gainDB = min(target, gainDB + releaseStep)
         }
         if gainDB < 0 {
-          let g = Float(Math.pow(10, gainDB / 20))
+          if gainDB != linearDB {
+            linearDB = gainDB
+            g = Float(Math.pow(10, gainDB / 20))
+          }
           x[2 * i] *= g
           x[2 * i + 1] *= g
         }
