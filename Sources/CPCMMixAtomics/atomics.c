@@ -1,2 +1,29 @@
-// The module is its header; SwiftPM wants one source file per C target.
+// The atomics are the header's inline functions; the mutex is here.
 #include "pcmmix_atomics.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+
+struct pcmmix_mutex {
+  pthread_mutex_t mutex;
+};
+
+pcmmix_mutex *pcmmix_mutex_create(void) {
+  pcmmix_mutex *m = malloc(sizeof *m);
+  if (m && pthread_mutex_init(&m->mutex, NULL) != 0) {
+    free(m);
+    return NULL;
+  }
+  return m;
+}
+
+void pcmmix_mutex_lock(pcmmix_mutex *m) { pthread_mutex_lock(&m->mutex); }
+
+int pcmmix_mutex_trylock(pcmmix_mutex *m) { return pthread_mutex_trylock(&m->mutex) == 0; }
+
+void pcmmix_mutex_unlock(pcmmix_mutex *m) { pthread_mutex_unlock(&m->mutex); }
+
+void pcmmix_mutex_destroy(pcmmix_mutex *m) {
+  pthread_mutex_destroy(&m->mutex);
+  free(m);
+}

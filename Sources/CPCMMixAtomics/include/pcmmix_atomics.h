@@ -29,15 +29,28 @@ PCMMIX_INLINE intptr_t pcmmix_exchange(intptr_t *p, intptr_t v) {
   return __atomic_exchange_n(p, v, __ATOMIC_ACQ_REL);
 }
 
-/// Adds `v` and returns the old value (a counter: no ordering).
 /// Sets `*p` to `desired` if it holds `expected`; returns what it held before.
 PCMMIX_INLINE intptr_t pcmmix_compare_exchange(intptr_t *p, intptr_t expected, intptr_t desired) {
   __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
   return expected;
 }
 
+/// Adds `v` and returns the old value (a counter: no ordering).
 PCMMIX_INLINE intptr_t pcmmix_fetch_add_relaxed(intptr_t *p, intptr_t v) {
   return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
+
+// A pthread mutex behind an opaque pointer (atomics.c), for PCMMix's one lock (`Locked`): so the
+// Swift code imports no C library module for it, and the Embedded Swift build of the core
+// (`make arm64-check`) compiles the same Swift. ThreadSanitizer still sees the pthread calls.
+typedef struct pcmmix_mutex pcmmix_mutex;
+
+/// A new unlocked mutex, or NULL when memory ran out.
+pcmmix_mutex *pcmmix_mutex_create(void);
+void pcmmix_mutex_lock(pcmmix_mutex *m);
+/// 1 when it took the lock, 0 when another thread holds it (without waiting).
+int pcmmix_mutex_trylock(pcmmix_mutex *m);
+void pcmmix_mutex_unlock(pcmmix_mutex *m);
+void pcmmix_mutex_destroy(pcmmix_mutex *m);
 
 #endif

@@ -207,7 +207,8 @@ public struct PolyphaseResampler: Resampler {
   /// Mono → stereo: the history is duplicated into two planes. Since the filter is the same on
   /// every channel, the stream continues exactly as if it had been sent as stereo throughout.
   /// Other changes return `nil` (averaging stereo history into mono would not be exact).
-  public func remappingChannels(to channels: Int) -> (any Resampler)? {
+  /// (The concrete form of ``remappingChannels(to:)``, which returns it as `any Resampler`.)
+  package func remapped(to channels: Int) -> PolyphaseResampler? {
     guard channelCount == 1, channels == 2 else { return nil }
     var r = PolyphaseResampler(
       inputRate: inputRate, outputRate: outputRate, channelCount: channels, quality: quality,

@@ -195,8 +195,9 @@ public struct VariableRatioResampler: Resampler {
   }
 
   /// A stereo copy of a mono resampler with the same history in both channels, so a source going
-  /// from mono to stereo keeps its phase; `nil` otherwise.
-  public func remappingChannels(to channels: Int) -> (any Resampler)? {
+  /// from mono to stereo keeps its phase; `nil` otherwise. (The concrete form of
+  /// ``remappingChannels(to:)``, which returns it as `any Resampler`.)
+  package func remapped(to channels: Int) -> VariableRatioResampler? {
     guard channelCount == 1, channels == 2 else { return nil }
     var r = VariableRatioResampler(
       inputRate: inputRate, outputRate: outputRate, channelCount: 2, quality: quality,
