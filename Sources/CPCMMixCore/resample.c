@@ -1,10 +1,15 @@
-// The resampler's kernels (see pcmmix_core.h): the operations and their order are those of
-// PCMMix's resampler as it was written with Swift's SIMD8<Float>, multiplies and adds separate.
+// The resampler's kernels (see pcmmix_core.h). On x86 (and any target but arm64) the operations
+// and their order are those of PCMMix's resampler as it was written with Swift's SIMD8<Float>,
+// multiplies and adds separate. On arm64 the dot products, blended-row dot products and groups
+// are instead the chains of fused multiply-adds of the AVX2 kernels (avx2_resample.c, and the
+// NEON ones that mirror them): the same bits on an iPhone with or without PCMMixAccelerated as
+// on an x86 server with AVX2, no longer those of x86's portable path (see the end of the file).
 #pragma STDC FP_CONTRACT OFF
 
 #include "pcmmix_core.h"
 #include "vector.h"
 
+#if !defined(__aarch64__)
 float pcmmix_core_dot(const float *h, const float *x, long n) {
   pcm_v8f s0 = {0}, s1 = {0};
   long i = 0;
@@ -34,6 +39,7 @@ void pcmmix_core_dot2(const float *h, const float *a, const float *b, long n, fl
   out[0] = pcm_sum(a0 + a1);
   out[1] = pcm_sum(b0 + b1);
 }
+#endif
 
 double pcmmix_core_dot_double(const float *h, const float *x, long n) {
   pcm_v4d s0 = {0}, s1 = {0};
@@ -57,6 +63,7 @@ void pcmmix_core_blend(const float *a, const float *b, float t, float *row, long
   }
 }
 
+#if !defined(__aarch64__)
 /// Eight coefficients of the blended row, as pcmmix_core_blend stores them.
 PCM_INLINE pcm_v8f blended(const float *h0, const float *h1, pcm_v8f tv, long i) {
   pcm_v8f x = pcm_load(h0 + i);
@@ -98,6 +105,7 @@ float pcmmix_core_lerp_dot(const float *h0, const float *h1, float t, const floa
   if (i < n) s0 += blended(h0, h1, tv, i) * pcm_load(x + i);
   return pcm_sum(s0 + s1);
 }
+#endif
 
 long pcmmix_core_lerp_run(const float *table, long taps, double steps, double step,
                           const float *base, long stride, long channels, long count, long room,
@@ -143,6 +151,7 @@ long pcmmix_core_lerp_run(const float *table, long taps, double steps, double st
   return produced;
 }
 
+#if !defined(__aarch64__)
 /// Taps per partial sum in the group kernels.
 enum { GROUP_BLOCK = 16 };
 
@@ -213,6 +222,7 @@ void pcmmix_core_group16x2(const float *table, long width, const float *a, const
                            float *outa, float *outb) {
   group_lanes2(table, width, a, b, outa, outb);
 }
+#endif
 
 typedef int pcm_v4i __attribute__((vector_size(16)));
 
@@ -261,3 +271,171 @@ void pcmmix_core_fir2(const float *h, long n, const float *in, long frames, floa
     out[2 * j + 1] = r;
   }
 }
+
+#if defined(__aarch64__)
+// MARK: - arm64: the AVX2 kernels' chains
+
+// What avx2_resample.c computes, in the vector extensions: each lane a chain of fused
+// multiply-adds (pcm_fma: fmla) from zero, over the same taps in the same order, the same
+// accumulators added at the end, and pcm_hsum for AVX2's horizontal sum. So an arm64 build has
+// one set of bits with or without PCMMixAccelerated's NEON kernels (which give the AVX2 ones),
+// and they are an x86 server's with AVX2 (scripts/arm64/kernels-check.sh compares all three).
+// Fused, the accumulator chains are the bound: four eight-lane accumulators in the dot
+// products (eight NEON chains), sixteen NEON chains in the groups of two planes.
+
+float pcmmix_core_dot(const float *h, const float *x, long n) {
+  pcm_v8f s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
+  long i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = pcm_fma(pcm_load(h + i), pcm_load(x + i), s0);
+    s1 = pcm_fma(pcm_load(h + i + 8), pcm_load(x + i + 8), s1);
+    s2 = pcm_fma(pcm_load(h + i + 16), pcm_load(x + i + 16), s2);
+    s3 = pcm_fma(pcm_load(h + i + 24), pcm_load(x + i + 24), s3);
+  }
+  for (; i < n; i += 8) s0 = pcm_fma(pcm_load(h + i), pcm_load(x + i), s0);
+  return pcm_hsum((s0 + s1) + (s2 + s3));
+}
+
+void pcmmix_core_dot2(const float *h, const float *a, const float *b, long n, float *out) {
+  pcm_v8f a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0};
+  long i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const pcm_v8f c0 = pcm_load(h + i), c1 = pcm_load(h + i + 8);
+    a0 = pcm_fma(c0, pcm_load(a + i), a0);
+    b0 = pcm_fma(c0, pcm_load(b + i), b0);
+    a1 = pcm_fma(c1, pcm_load(a + i + 8), a1);
+    b1 = pcm_fma(c1, pcm_load(b + i + 8), b1);
+  }
+  if (i < n) {
+    const pcm_v8f c0 = pcm_load(h + i);
+    a0 = pcm_fma(c0, pcm_load(a + i), a0);
+    b0 = pcm_fma(c0, pcm_load(b + i), b0);
+  }
+  out[0] = pcm_hsum(a0 + a1);
+  out[1] = pcm_hsum(b0 + b1);
+}
+
+/// Eight coefficients of the blended row as the AVX2 kernels form them in registers:
+/// t · (h1 − h0) + h0, fused (not pcmmix_core_blend's values, which stay unfused).
+PCM_INLINE pcm_v8f blended(const float *h0, const float *h1, pcm_v8f tv, long i) {
+  const pcm_v8f x = pcm_load(h0 + i);
+  return pcm_fma(tv, pcm_load(h1 + i) - x, x);
+}
+
+void pcmmix_core_lerp_dot2(const float *h0, const float *h1, float t, const float *a,
+                           const float *b, long n, float *out, const float *next) {
+  (void)next;
+  const pcm_v8f tv = pcm_splat(t);
+  pcm_v8f a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0};
+  long i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const pcm_v8f c0 = blended(h0, h1, tv, i), c1 = blended(h0, h1, tv, i + 8);
+    a0 = pcm_fma(c0, pcm_load(a + i), a0);
+    b0 = pcm_fma(c0, pcm_load(b + i), b0);
+    a1 = pcm_fma(c1, pcm_load(a + i + 8), a1);
+    b1 = pcm_fma(c1, pcm_load(b + i + 8), b1);
+  }
+  if (i < n) {
+    const pcm_v8f c0 = blended(h0, h1, tv, i);
+    a0 = pcm_fma(c0, pcm_load(a + i), a0);
+    b0 = pcm_fma(c0, pcm_load(b + i), b0);
+  }
+  out[0] = pcm_hsum(a0 + a1);
+  out[1] = pcm_hsum(b0 + b1);
+}
+
+float pcmmix_core_lerp_dot(const float *h0, const float *h1, float t, const float *x, long n,
+                           const float *next) {
+  (void)next;
+  const pcm_v8f tv = pcm_splat(t);
+  pcm_v8f s0 = {0}, s1 = {0};
+  long i = 0;
+  for (; i + 16 <= n; i += 16) {
+    s0 = pcm_fma(blended(h0, h1, tv, i), pcm_load(x + i), s0);
+    s1 = pcm_fma(blended(h0, h1, tv, i + 8), pcm_load(x + i + 8), s1);
+  }
+  if (i < n) s0 = pcm_fma(blended(h0, h1, tv, i), pcm_load(x + i), s0);
+  return pcm_hsum(s0 + s1);
+}
+
+/// The sixteen lanes of two planes against one group table, as the AVX2 pair_sums adds them:
+/// even taps and odd taps in separate chains, each from zero, then the two added. (Its own
+/// function, kept out of line, for reading its code.)
+static __attribute__((noinline)) void fused_group_lanes2(const float *table, long width,
+                                                         const float *a, const float *b,
+                                                         float *la, float *lb) {
+  pcm_v8f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};
+  long m = 0;
+  for (; m + 2 <= width; m += 2) {
+    const float *t = table + m * 16;
+    const pcm_v8f c0 = pcm_load(t), c1 = pcm_load(t + 8);
+    const pcm_v8f xa = pcm_splat(a[m]), xb = pcm_splat(b[m]);
+    a0 = pcm_fma(c0, xa, a0);
+    a1 = pcm_fma(c1, xa, a1);
+    b0 = pcm_fma(c0, xb, b0);
+    b1 = pcm_fma(c1, xb, b1);
+    const pcm_v8f c2 = pcm_load(t + 16), c3 = pcm_load(t + 24);
+    const pcm_v8f ya = pcm_splat(a[m + 1]), yb = pcm_splat(b[m + 1]);
+    a2 = pcm_fma(c2, ya, a2);
+    a3 = pcm_fma(c3, ya, a3);
+    b2 = pcm_fma(c2, yb, b2);
+    b3 = pcm_fma(c3, yb, b3);
+  }
+  if (m < width) {
+    const float *t = table + m * 16;
+    const pcm_v8f xa = pcm_splat(a[m]), xb = pcm_splat(b[m]);
+    a0 = pcm_fma(pcm_load(t), xa, a0);
+    a1 = pcm_fma(pcm_load(t + 8), xa, a1);
+    b0 = pcm_fma(pcm_load(t), xb, b0);
+    b1 = pcm_fma(pcm_load(t + 8), xb, b1);
+  }
+  pcm_store(la, a0 + a2);
+  pcm_store(la + 8, a1 + a3);
+  pcm_store(lb, b0 + b2);
+  pcm_store(lb + 8, b1 + b3);
+}
+
+/// The sixteen lanes of one plane: fused_group_lanes2's sums for either plane.
+static __attribute__((noinline)) void fused_group_lanes1(const float *table, long width,
+                                                         const float *a, float *la) {
+  pcm_v8f a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0};
+  long m = 0;
+  for (; m + 2 <= width; m += 2) {
+    const float *t = table + m * 16;
+    const pcm_v8f xa = pcm_splat(a[m]), ya = pcm_splat(a[m + 1]);
+    a0 = pcm_fma(pcm_load(t), xa, a0);
+    a1 = pcm_fma(pcm_load(t + 8), xa, a1);
+    a2 = pcm_fma(pcm_load(t + 16), ya, a2);
+    a3 = pcm_fma(pcm_load(t + 24), ya, a3);
+  }
+  if (m < width) {
+    const pcm_v8f xa = pcm_splat(a[m]);
+    a0 = pcm_fma(pcm_load(table + m * 16), xa, a0);
+    a1 = pcm_fma(pcm_load(table + m * 16 + 8), xa, a1);
+  }
+  pcm_store(la, a0 + a2);
+  pcm_store(la + 8, a1 + a3);
+}
+
+void pcmmix_core_group16(const float *table, long width, const float *x, long stride,
+                         long channels, float *out, long first, long count) {
+  float la[16], lb[16];
+  long c = 0;
+  for (; c + 2 <= channels; c += 2) {
+    fused_group_lanes2(table, width, x + c * stride, x + (c + 1) * stride, la, lb);
+    for (long i = 0; i < count; i++) {
+      out[i * channels + c] = la[first + i];
+      out[i * channels + c + 1] = lb[first + i];
+    }
+  }
+  if (c < channels) {
+    fused_group_lanes1(table, width, x + c * stride, la);
+    for (long i = 0; i < count; i++) out[i * channels + c] = la[first + i];
+  }
+}
+
+void pcmmix_core_group16x2(const float *table, long width, const float *a, const float *b,
+                           float *outa, float *outb) {
+  fused_group_lanes2(table, width, a, b, outa, outb);
+}
+#endif

@@ -37,3 +37,35 @@ PCM_INLINE float pcm_sum(pcm_v8f v) {
   for (int i = 0; i < 8; i++) r += v[i];
   return r;
 }
+
+#if defined(__aarch64__)
+#if !__has_builtin(__builtin_elementwise_fma)
+#include <arm_neon.h>
+#endif
+
+/// `a * b + c` rounded once, lane by lane (fmla): what the AVX2 kernels' _mm256_fmadd_ps(a, b, c)
+/// computes, for the arm64 forms of the resampler's kernels (resample.c). Explicit, so the
+/// file's FP_CONTRACT OFF leaves it fused.
+PCM_INLINE pcm_v8f pcm_fma(pcm_v8f a, pcm_v8f b, pcm_v8f c) {
+#if __has_builtin(__builtin_elementwise_fma)
+  return __builtin_elementwise_fma(a, b, c);
+#else
+  // Compilers before the builtin (Clang 17): the two halves by intrinsic.
+  const pcm_v4f lo = (pcm_v4f)vfmaq_f32((float32x4_t)__builtin_shufflevector(c, c, 0, 1, 2, 3),
+                                        (float32x4_t)__builtin_shufflevector(a, a, 0, 1, 2, 3),
+                                        (float32x4_t)__builtin_shufflevector(b, b, 0, 1, 2, 3));
+  const pcm_v4f hi = (pcm_v4f)vfmaq_f32((float32x4_t)__builtin_shufflevector(c, c, 4, 5, 6, 7),
+                                        (float32x4_t)__builtin_shufflevector(a, a, 4, 5, 6, 7),
+                                        (float32x4_t)__builtin_shufflevector(b, b, 4, 5, 6, 7));
+  return __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+#endif
+}
+
+/// The lanes summed as the AVX2 kernels' hsum sums them: lanes i and i + 4 added, then
+/// (0 + 2) and (1 + 3), then those two.
+PCM_INLINE float pcm_hsum(pcm_v8f v) {
+  const pcm_v4f s = __builtin_shufflevector(v, v, 0, 1, 2, 3) +
+                    __builtin_shufflevector(v, v, 4, 5, 6, 7);
+  return (s[0] + s[2]) + (s[1] + s[3]);
+}
+#endif

@@ -1,7 +1,7 @@
 #include "pcmmix_kernels.h"
 
-// Whether the AVX2 + FMA kernels may run. They exist only on x86 (avx2_*.c); elsewhere, arm64
-// for instance, the Swift SIMD code already maps to NEON and there is nothing to choose.
+// Whether the AVX2 + FMA kernels may run. They exist only on x86 (avx2_*.c); arm64 has its own
+// (pcmmix_neon_available), and elsewhere the portable kernels run.
 int pcmmix_kernels_available(void) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
@@ -17,6 +17,16 @@ int pcmmix_avx512_available(void) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
   return pcmmix_kernels_available() && __builtin_cpu_supports("avx512f");
+#else
+  return 0;
+#endif
+}
+
+// Whether the NEON kernels may run: wherever they are compiled, since every AArch64 CPU has
+// Advanced SIMD (and the fused multiply-add in it); there is nothing to ask the CPU.
+int pcmmix_neon_available(void) {
+#if defined(__aarch64__)
+  return 1;
 #else
   return 0;
 #endif

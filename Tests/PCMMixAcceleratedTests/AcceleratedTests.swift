@@ -11,8 +11,9 @@ import Testing
   static let rates = [8000, 32000, 44100, 96000, 44056]
 
   /// The machine this runs on must have the kernels for these tests to mean anything; CI and
-  /// the development machines do (x86-64 with AVX2 and FMA). Elsewhere the fallback is checked.
-  @Test func kernelsAreAvailableOnX86WithAVX2() {
+  /// the development machines do (x86-64 with AVX2 and FMA), as does every arm64 CPU (NEON).
+  /// Elsewhere the fallback is checked.
+  @Test func kernelsAreAvailableOnX86WithAVX2AndOnArm64() {
     #if arch(x86_64)
       let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)) ?? ""
       let flags = cpu.split(separator: "\n").first { $0.hasPrefix("flags") } ?? ""
@@ -24,6 +25,10 @@ import Testing
       // What an adopter logs: which code path the capture pipeline's resampler takes.
       let path = AcceleratedKernels.usesAVX512 ? "avx-512f" : AcceleratedKernels.name ?? "swift"
       #expect(path == (has ? (flags.contains(" avx512f") ? "avx-512f" : "avx2+fma") : "swift"))
+    #elseif arch(arm64)
+      #expect(AcceleratedKernels.name == "neon")
+      #expect(AcceleratedKernels.kernel?.upsampleRun != nil)
+      #expect(!AcceleratedKernels.usesAVX512)
     #else
       #expect(AcceleratedKernels.kernel == nil)
       #expect(!AcceleratedKernels.usesAVX512)

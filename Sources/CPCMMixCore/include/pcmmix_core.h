@@ -1,9 +1,13 @@
 // PCMMix's per-sample loops in portable C: the resampler's dot products, the decoders, the int16
 // encoder and the mix. They are compiled with the package, so they need no library and no flags;
-// written with GCC/Clang vector extensions (SSE2 on x86-64, NEON on arm64) and never fused
+// written with GCC/Clang vector extensions (SSE2 on x86-64, NEON on arm64) and never contracted
 // (FP_CONTRACT off), they give the bits that the same operations in Swift's SIMD types give, in
 // a release build and in a Debug one (`-O0`), where Swift's generic SIMD operations cost a call
-// each and the same loops in C still keep real time by a wide margin.
+// each and the same loops in C still keep real time by a wide margin. One exception, on arm64
+// only: the resampler's dot products, blended-row dot products and groups (each marked below)
+// compute the chains of fused multiply-adds of PCMMixAccelerated's AVX2 kernels instead, so that
+// an arm64 build gives those kernels' bits (and the NEON kernels', which equal them) with or
+// without PCMMixAccelerated. Everywhere else, x86-64 included, they are as described.
 #pragma once
 
 #ifdef __cplusplus
@@ -14,9 +18,13 @@ extern "C" {
 
 /// The dot product of `n` floats (`n` a multiple of 8): two eight-lane accumulators over
 /// sixteen floats a step (the last eight into the first), their sum added lane by lane from -0.
+/// On arm64, pcmmix_dot's chain: four eight-lane accumulators of fused multiply-adds over 32
+/// floats a step (what is left, up to 24, eight at a time into the first), summed in its
+/// horizontal order.
 float pcmmix_core_dot(const float *h, const float *x, long n);
 
-/// `h · a` into out[0] and `h · b` into out[1], each as pcmmix_core_dot computes it.
+/// `h · a` into out[0] and `h · b` into out[1], each as pcmmix_core_dot computes it (on arm64 as
+/// pcmmix_dot2 does: two fused accumulators each).
 void pcmmix_core_dot2(const float *h, const float *a, const float *b, long n, float *out);
 
 /// The dot product of `n` floats (`n` a multiple of 8) with products and sums in double: two
@@ -28,11 +36,13 @@ void pcmmix_core_blend(const float *a, const float *b, float t, float *row, long
 
 /// The row blended between `h0` and `h1` by `t` (pcmmix_core_blend's values) dotted with `a` and
 /// with `b` (pcmmix_core_dot2's order), into out[0] and out[1]; `next` is unused (the signature
-/// of PCMMix's LerpDot2 kernels).
+/// of PCMMix's LerpDot2 kernels). On arm64 pcmmix_lerp_dot2's bits: the row as `t * (h1 - h0) +
+/// h0` fused (so not pcmmix_core_blend's values) and dotted as pcmmix_dot2.
 void pcmmix_core_lerp_dot2(const float *h0, const float *h1, float t, const float *a,
                            const float *b, long n, float *out, const float *next);
 
-/// The blended row dotted with `x` (pcmmix_core_dot's order); `next` is unused.
+/// The blended row dotted with `x` (pcmmix_core_dot's order); `next` is unused. On arm64
+/// pcmmix_lerp_dot's bits (the fused row, two fused accumulators).
 float pcmmix_core_lerp_dot(const float *h0, const float *h1, float t, const float *x, long n,
                            const float *next);
 
@@ -42,8 +52,9 @@ float pcmmix_core_lerp_dot(const float *h0, const float *h1, float t, const floa
 /// output's input time `(time_offset + *position) + *fraction` is before `end`, writes one frame
 /// to `out` (interleaved) from the two rows of `table` (`steps` rows per input sample) around
 /// `*fraction`, then advances `*fraction` by `step`, its whole part into `*position`. Each frame
-/// is the rows blended by the fraction and dotted (pcmmix_core_lerp_dot2 and _lerp_dot) or, with
-/// `in_double`, both rows dotted in double (pcmmix_core_dot_double) and blended in double.
+/// is the rows blended by the fraction and dotted (pcmmix_core_lerp_dot2 and _lerp_dot, so on
+/// arm64 pcmmix_lerp_run's frames) or, with `in_double`, both rows dotted in double
+/// (pcmmix_core_dot_double) and blended in double.
 /// Returns the frames written; sets `*stopped` when `end` stopped it.
 long pcmmix_core_lerp_run(const float *table, long taps, double steps, double step,
                           const float *base, long stride, long channels, long count, long room,
@@ -53,11 +64,13 @@ long pcmmix_core_lerp_run(const float *table, long taps, double steps, double st
 /// Sixteen consecutive outputs of a polyphase filter, every channel: lane i of channel c is the
 /// sum over m < width of table[m * 16 + i] * x[c * stride + m], summed in blocks of sixteen taps
 /// (each block's sum added to the total); lanes first ..< first + count go to `out`, interleaved.
+/// On arm64 pcmmix_group16's bits: the even taps and the odd taps each in a chain of fused
+/// multiply-adds from zero, the two chains added at the end.
 void pcmmix_core_group16(const float *table, long width, const float *x, long stride,
                          long channels, float *out, long first, long count);
 
-/// Two whole groups of one mono plane that share `table` (pcmmix_core_group16's sums): all
-/// sixteen lanes from `a` into `outa` and from `b` into `outb`.
+/// Two whole groups of one mono plane that share `table` (pcmmix_core_group16's sums, fused on
+/// arm64 as there): all sixteen lanes from `a` into `outa` and from `b` into `outb`.
 void pcmmix_core_group16x2(const float *table, long width, const float *a, const float *b,
                            float *outa, float *outb);
 

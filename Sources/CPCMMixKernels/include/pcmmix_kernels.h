@@ -1,6 +1,8 @@
-// AVX2 + FMA kernels for PCMMix's resampler and output stage (avx2_resample.c, avx2_levels.c),
-// built for those instructions and chosen at run time. Swift cannot ask for those instructions without compiler flags that would stop the
-// package from being a dependency; a C function can, with a target attribute.
+// Kernels for PCMMix's resampler and output stage. On x86: AVX2 + FMA (avx2_resample.c,
+// avx2_levels.c, upsample.c) and AVX-512F (avx512_resample.c), built for those instructions and
+// chosen at run time. Swift cannot ask for those instructions without compiler flags that would
+// stop the package from being a dependency; a C function can, with a target attribute. On arm64:
+// the resampler's kernels in NEON (neon_resample.c), which give the AVX2 kernels' bits.
 #pragma once
 
 #ifdef __cplusplus
@@ -12,6 +14,10 @@ int pcmmix_kernels_available(void);
 
 /// 1 when this CPU (and its OS) also runs the AVX-512F group functions (`*_512`), else 0.
 int pcmmix_avx512_available(void);
+
+/// 1 on arm64, where the NEON kernels (`pcmmix_neon_*`) exist and every CPU runs them (Advanced
+/// SIMD is part of AArch64), else 0.
+int pcmmix_neon_available(void);
 
 /// The most `steps` pcmmix_upsample_run and pcmmix_upsample_run_512 take when `down` is 2: they
 /// copy the input's even and odd samples into stack buffers sized by it. (PCMMix's
@@ -111,6 +117,54 @@ void pcmmix_mix_measure(float *out, const float *a, const float *b, long n, floa
                         float scale, int *magnitude_bits, double *sums);
 
 #endif  // x86
+
+#if defined(__aarch64__)
+// The resampler's kernels in NEON (neon_resample.c), each with the contract of the x86 function
+// named in its comment and the same bits as the AVX2 one: the same chain of fused multiply-adds
+// per lane, the same even / odd split of the group sums, the same final adds and the AVX2
+// horizontal sum's order (scripts/arm64/kernels-check.sh compares them under qemu).
+
+/// pcmmix_dot.
+float pcmmix_neon_dot(const float *h, const float *x, long n);
+
+/// pcmmix_dot2.
+void pcmmix_neon_dot2(const float *h, const float *a, const float *b, long n, float *out);
+
+/// pcmmix_lerp_dot2 (`next` fetched with prfm).
+void pcmmix_neon_lerp_dot2(const float *h0, const float *h1, float t, const float *a,
+                           const float *b, long n, float *out, const float *next);
+
+/// pcmmix_lerp_dot.
+float pcmmix_neon_lerp_dot(const float *h0, const float *h1, float t, const float *x, long n,
+                           const float *next);
+
+/// pcmmix_lerp_run, by pcmmix_neon_lerp_dot2 and pcmmix_neon_lerp_dot.
+long pcmmix_neon_lerp_run(const float *table, long taps, double steps, double step,
+                          const float *base, long stride, long channels, long count, long room,
+                          float *out, long *position, double *fraction, int has_end,
+                          long time_offset, double end, int *stopped);
+
+/// pcmmix_group16.
+void pcmmix_neon_group16(const float *table, long width, const float *x, long stride,
+                         long channels, float *out, long first, long count);
+
+/// pcmmix_group16x2.
+void pcmmix_neon_group16x2(const float *table, long width, const float *a, const float *b,
+                           float *outa, float *outb);
+
+/// pcmmix_group16_run_512 (the same bits as `count` pcmmix_neon_group16 calls): a stereo
+/// group's two channels share each row load, and a channel without a partner (mono, the third
+/// of three) pairs with the same channel of the next group.
+void pcmmix_neon_group16_run(const float *table, long width, const float *x, long advance,
+                             long stride, long channels, float *out, long out_advance, long count,
+                             float *first_out, float *last_out);
+
+/// pcmmix_upsample_run: the same ratios, the same bits; reads past each plane's last window no
+/// further than it.
+void pcmmix_neon_upsample_run(const float *h, long steps, long up, long down, const float *x,
+                              long stride, long channels, long phase, long count, float *out);
+
+#endif  // arm64
 
 #ifdef __cplusplus
 }

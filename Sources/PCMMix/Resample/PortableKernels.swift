@@ -1,9 +1,13 @@
 import CPCMMixCore
 
 // The resampler's kernels as the library runs them where `PCMMixAccelerated` installs none:
-// portable C in `CPCMMixCore` (vector extensions: SSE2 on x86-64, NEON on arm64; multiplies and
-// adds separate), which keeps real time in a Debug build too. Each is the chain the same loop in
-// Swift's SIMD8<Float> computes, bit for bit (`PortableKernelTests` checks them against it).
+// portable C in `CPCMMixCore` (vector extensions: SSE2 on x86-64, NEON on arm64), which keeps
+// real time in a Debug build too. On x86-64 (and any target but arm64) each is the chain the
+// same loop in Swift's SIMD8<Float> computes, multiplies and adds separate, bit for bit. On arm64
+// the dot products, blended-row dot products and group functions are instead the AVX2 kernels'
+// chains of fused multiply-adds, so an arm64 build gives the AVX2 kernels' bits (and the NEON
+// kernels', which equal them) with or without `PCMMixAccelerated`; `_dotDouble` and `_blend` are
+// unfused everywhere. `PortableKernelTests` checks each against its chain written in Swift.
 
 /// Dot product of `n` floats, `n` a multiple of 8, with products and sums in Double.
 @inline(__always)
@@ -11,7 +15,8 @@ func _dotDouble(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) 
   pcmmix_core_dot_double(a, b, n)
 }
 
-/// Dot product of `n` floats, `n` a multiple of 8, in eight lanes with two accumulators.
+/// Dot product of `n` floats, `n` a multiple of 8, in eight lanes with two accumulators (four,
+/// fused, on arm64).
 @inline(__always)
 func _dot(_ a: UnsafePointer<Float>, _ b: UnsafePointer<Float>, _ n: Int) -> Float {
   pcmmix_core_dot(a, b, n)
@@ -39,7 +44,7 @@ func _blend(
 }
 
 /// The portable form of ``PolyphaseResampler/DotKernel/group``: sixteen outputs, every channel,
-/// summed in blocks of sixteen taps.
+/// summed in blocks of sixteen taps (on arm64: even and odd taps in two fused chains, as AVX2).
 @inline(__always)
 func _group16(
   _ table: UnsafePointer<Float>, _ width: Int, _ x: UnsafePointer<Float>, _ stride: Int,

@@ -258,8 +258,9 @@ public struct VariableRatioResampler: Resampler {
             origin + lead - 1, end ?? 0, &stopped)
           if stopped != 0 { return }
         } else if context.isPortable {
-          // No kernel installed: the portable C loop, which computes what the loop below does
-          // with the portable kernels.
+          // No kernel installed: the portable C loop. It takes every complete window, so the
+          // loop below then writes nothing; on x86-64 it computes what that loop would, bit for
+          // bit, while on arm64 it blends and sums fused (the AVX2 kernels' chains).
           var stopped: Int32 = 0
           produced += pcmmix_core_lerp_run(
             context.coefficients, taps, context.steps, step, base, capacity, channels, count,
