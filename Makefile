@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap build demo test test-fast bench bench-smoke plots fuzz tsan lint docs docs-check vectors rf64-check clean
+.PHONY: all bootstrap build demo test test-fast bench bench-smoke plots fuzz tsan lint docs docs-check vectors rf64-check arm64-check arm64-results apple-check clean
 
 all: build
 
@@ -63,7 +63,25 @@ tsan: bootstrap
 
 lint:
 	python3 scripts/layers.py
-	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Fuzz/Drivers Package.swift
+	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Fuzz/Drivers scripts Package.swift
+
+# arm64 without arm64 hardware: the DSP core (decode, channels, every resampler path, mixer,
+# limiter, meters, encoder, echo, ducking, loudness) compiled as Embedded Swift for aarch64 and
+# for x86-64 from the same sources, the arm64 build run under qemu-aarch64, outputs compared bit
+# for bit; then the NEON and fused arm64 kernels against AVX2 on random shapes. Installs qemu and
+# the aarch64 C library where missing. About 3 minutes on 2 cores.
+arm64-check: bootstrap
+	scripts/arm64/arm64-check.sh
+
+# Benchmarks/ARM64.md: arm64-check's results (emulation) and the llvm-mca cycle model of the arm64
+# resampler kernels (a model of a Neoverse V2 core, not Apple hardware: scripts/arm64/model.sh).
+arm64-results: bootstrap
+	scripts/arm64/results.sh
+
+# The Apple-only sources (Core Audio, Core Media) and the guide's ReplayKit code type-checked on
+# Linux against stand-ins of exactly the Apple API they use (Tests/AppleStandIns).
+apple-check: bootstrap
+	SWIFT=$(SWIFT) scripts/apple-check.sh
 
 # The DocC site of PCMMix in .build/docs (static; symbol graph from the build, the toolchain's
 # own docc, no network). Any docc warning, such as a broken symbol link, fails it.
