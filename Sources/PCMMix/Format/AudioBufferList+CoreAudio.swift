@@ -1,5 +1,5 @@
-#if canImport(CoreAudioTypes)
-  import CoreAudioTypes
+#if canImport(CoreAudio)
+  import CoreAudio
 
   extension UnsafeMutableAudioBufferListPointer {
     /// Runs `body` with this list's buffers as the planes every `planes:` entry point takes
