@@ -11,7 +11,10 @@ mkdir -p "$out"
 
 # What the check needs beyond the toolchain: the arm64 C library to link against and qemu.
 # (`--build` only builds both drivers; it installs nothing.)
-[ "${1:-}" = --build ] || scripts/bootstrap.sh qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+if [ "${1:-}" != --build ]; then
+  scripts/bootstrap.sh qemu-user-static gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+  python3 -c "import numpy" 2>/dev/null || python3 -m pip install -q numpy # compare.py
+fi
 
 clang=${CLANG:-$(dirname "$(command -v swiftc)")/clang}
 swiftc=${SWIFTC:-swiftc}
