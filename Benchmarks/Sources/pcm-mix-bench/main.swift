@@ -60,6 +60,7 @@ CLIEndToEnd.run(options, report: report)
 TimingScenes.run(options, report: report, allocCounterWorks: allocCounterWorks)
 DebugBuild.run(options, report: report)
 EchoBench.run(options, report: report, allocCounterWorks: allocCounterWorks)
+DuckingBench.run(options, report: report)
 
 let elapsed = Double(nowNS() - started) * 1e-9
 report.record("machine", "run", "elapsed", elapsed, "s")

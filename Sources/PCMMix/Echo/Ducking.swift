@@ -49,8 +49,19 @@ package struct Ducker {
   var count = 0
   /// The current gain (dB, 0 … −depth) and its linear value.
   package private(set) var gainDB = 0.0
+  /// The last ``window`` blocks' decisions, newest last: whether each held a voice, and where
+  /// it starts.
+  var recentVoice: [Bool]
+  var recentStart: [Int]
+  var recentAt = 0
 
   static let capacity = 64
+  /// A voice is taken as one when at least ``confirming`` of the last ``window`` blocks hold
+  /// it; the span then starts at the first of them. A lone block that reads as a voice (what a
+  /// residual echo leaves now and then) ducks nothing; a syllable, many blocks long, does, and
+  /// from its first block on, inside the look-ahead.
+  static let confirming = 3
+  static let window = 4
 
   package init(_ settings: Ducking, rate: Int) {
     depth = settings.depthDB
@@ -59,6 +70,8 @@ package struct Ducker {
     holdFrames = Int(settings.hold * Double(rate))
     lookahead = Int(settings.lookahead * Double(rate))
     spans = Array(repeating: (0, 0), count: Self.capacity)
+    recentVoice = Array(repeating: false, count: Self.window)
+    recentStart = Array(repeating: 0, count: Self.window)
   }
 
   /// Frames the detector should run ahead of the output.
@@ -67,7 +80,25 @@ package struct Ducker {
   /// The block at `start ..< start + frames` holds a voice (`voice`) or not; blocks come in
   /// timeline order.
   package mutating func note(voice: Bool, start: Int, frames: Int) {
+    let w = recentVoice.count
+    recentVoice[recentAt] = voice
+    recentStart[recentAt] = start
+    recentAt = (recentAt + 1) % w
     guard voice else { return }
+    // Confirmed by enough of the recent blocks; the span from the oldest of them that held it.
+    var held = 0
+    var from = start
+    for i in 0..<w where recentVoice[(recentAt + i) % w] {
+      if held == 0 { from = recentStart[(recentAt + i) % w] }
+      held += 1
+    }
+    guard held >= Self.confirming else { return }
+    record(from: from, to: start + frames)
+  }
+
+  /// Adds (or extends the last) span of voice.
+  mutating func record(from start: Int, to end: Int) {
+    let frames = end - start
     if count > 0 {
       let last = (first + count - 1) % Self.capacity
       if spans[last].end >= start {

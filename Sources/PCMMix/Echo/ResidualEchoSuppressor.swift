@@ -250,8 +250,8 @@ struct ResidualEchoSuppressor {
   }
 
   /// While the app plays: the double-talk share, the coherence of mic and echo estimate, the
-  /// voice test (which ``nearEnd`` must pass too), and where the mic is the echo alone, the
-  /// bands' leakage learnt.
+  /// voice test, ``nearEnd``'s shape test, and where the mic is the echo alone, the bands'
+  /// leakage learnt.
   mutating func learnLeakage(
     near: Bool, noise noiseSum: Float,
     echo: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
@@ -286,7 +286,9 @@ struct ResidualEchoSuppressor {
     // last 200 ms (the gaps between words count as the voice's).
     let voice = (coherence < 0.6 || micSum > 2 * echoSum) && micSum > echoSum + 16 * noiseSum
     voiceQuiet = voice ? 0 : voiceQuiet + 1
-    nearEnd = nearEnd && voice
+    // For ducking, the shapes alone: an echo that the filter underestimates (music, a long
+    // path) outweighs its estimate while keeping its shape, and must not read as a voice.
+    nearEnd = nearEnd && coherence < 0.6 && micSum > echoSum + 16 * noiseSum
     // Shapes that agree well after 200 ms without a voice; less well (an echo path that
     // changed, a loudspeaker that distorts) after 500 ms.
     let threshold: Float = voiceQuiet > 94 ? 0.75 : voiceQuiet > 37 ? 0.9 : 2

@@ -1,0 +1,62 @@
+import Foundation
+import PCMMix
+import PCMMixTestSupport
+
+/// `ducking`: the default ducker (10 dB) on every scene of `EchoScene.matrix` (speech and music
+/// through a loudspeaker, 30 and 120 ms, RT60 0.2 and 0.5 s, with and without clipping, the
+/// phone moved at 11 s; headphones), with echo cancellation on and off, measured on the app stem
+/// against the raw app per 20 ms frame (`DuckingMetrics`): where only the app plays, the median
+/// and the 5th percentile of its gain (all such frames, and from 0.9 s after the talker, which
+/// leaves out the ducker's own hold and release); while the talker speaks, the median; and the
+/// slowest onset to −6 dB after 300 ms of silence.
+enum DuckingBench {
+  static let section = "ducking"
+
+  static func run(_ options: Options, report: Report) {
+    let modes = ["cancelled", "detect-only"]
+    guard report.wants(section: section, rows: modes) else { return }
+    let url = URL(fileURLWithPath: EchoBench.assets)
+    guard var scenes = try? EchoScene.matrix(assets: url) else {
+      warn("ducking: cannot read the scenes' assets in \(EchoBench.assets); section skipped")
+      return
+    }
+    if options.scale < 1 { scenes = Array(scenes.prefix(2)) + scenes.suffix(1) }
+    let table = Table(columns: [
+      ("scene", 22), ("echo", 11), ("alone p50", 9), ("p5", 6), ("p5 away", 7), ("talk p50", 8),
+      ("onset ms", 8),
+    ])
+    table.start(
+      "Ducking (depth 10 dB), the app stem's gain per 20 ms frame against the raw app, on the echo"
+        + " scenes; echo: cancellation on (cancelled) or off (the detector still knows the app)."
+        + " alone: frames where only the app plays (median, 5th percentile, and 5th percentile"
+        + " from 0.9 s after the talker, leaving out the ducker's hold and release); talk p50:"
+        + " median while the talker speaks; onset: the slowest onset after 300 ms of silence to"
+        + " reach -6 dB (\"-\" if one does not within 400 ms). Targets: p50 >= -0.5, p5 >= -1.5,"
+        + " talk p50 <= -8.5, onsets <= 100.")
+    for scene in scenes {
+      for mode in modes where report.wants(section: section, row: mode) {
+        guard
+          let run = try? scene.throughPipeline(
+            mode == "cancelled" ? EchoCancellation() : nil, ducking: Ducking())
+        else {
+          table.row([scene.name, mode, "failed"])
+          continue
+        }
+        let m = DuckingMetrics(scene: scene, appStem: run.appStem)
+        let q = DuckingMetrics.quantile
+        let onset = m.onsets.contains { $0 == nil } ? nil : m.onsets.compactMap { $0 }.max()
+        let values = [
+          ("alone_p50", q(m.appOnly, 0.5)), ("alone_p5", q(m.appOnly, 0.05)),
+          ("alone_p5_away", q(m.appOnlyAwayFromTalk, 0.05)), ("talk_p50", q(m.talking, 0.5)),
+        ]
+        // Rounded to a tenth first, so that −0.04 reads 0.0.
+        table.row(
+          [scene.name, mode] + values.map { fixed(($0.1 * 10).rounded() / 10 + 0, 1) }
+            + [onset.map { fixed($0, 0) } ?? "-"])
+        let name = "\(scene.name)/\(mode)"
+        for (metric, value) in values { report.record(section, name, metric, value, "dB") }
+        report.record(section, name, "slowest_onset", onset ?? .infinity, "ms")
+      }
+    }
+  }
+}
