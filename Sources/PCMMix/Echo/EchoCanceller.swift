@@ -79,7 +79,22 @@ package struct EchoCanceller {
   /// Whether the last output block (``latency`` behind the input) holds a near-end voice: what
   /// is left of the mic after the echo is more than the residual echo and the noise explain.
   /// (Only while ``detectsVoice``.)
-  package var nearEndVoice: Bool { suppressor.nearEnd }
+  package var nearEndVoice: Bool {
+    suppressor.nearEnd && (echoSettled || blockIndex - lastFarBlock > echoReach)
+  }
+  /// Whether the detector's verdicts hold while the app's echo may be in the mic: the filter
+  /// has explained the echo alone (``ResidualEchoSuppressor/echoAlone``) in 5 blocks, or the
+  /// app has played for a second with no echo found (headphones). Until then an unconverged
+  /// filter leaves the echo in its error, and its estimate has no shape to compare with, so
+  /// ``nearEndVoice`` holds only where the app's echo cannot reach (``echoReach`` blocks after
+  /// it last played).
+  var echoSettled = false
+  var settledBlocks = 0
+  var farBlocks = 0
+  /// The last block in which the app played, and how many blocks its echo may last after it
+  /// (the longest delay searched and the filter's length).
+  var lastFarBlock = Int.min / 2
+  var echoReach: Int { lags + partitions }
 
   /// Whether ``nearEndVoice`` is worked out (for ducking; off by default).
   package var detectsVoice: Bool {
@@ -212,6 +227,14 @@ package struct EchoCanceller {
         farActive: farActive, tail: &tail, output: output, bypass: bypassed,
         statistics: &statistics)
       detectPathChange()
+      if farActive {
+        lastFarBlock = blockIndex
+        farBlocks += 1
+      }
+      if !echoSettled {
+        if suppressor.echoAlone { settledBlocks += 1 }
+        echoSettled = settledBlocks >= 5 || (bypassed && farBlocks > rate / h)
+      }
       if bypassed {
         // The mic as it came, one block late: bit for bit.
         micPrev.withUnsafeBufferPointer { output.update(from: $0.baseAddress!, count: h) }
