@@ -134,29 +134,32 @@ import Testing
   /// alone, or for the echo's reach to pass) nor after the path changes. Before those rules the
   /// 5th percentile was −10 dB (ducked 0–1.5 s and twice in 11–13.5 s).
   @Test func itsEchoDucksNothingAwayFromTheTalker() throws {
-    let scene = try EchoScene(
-      content: .speech, outputLatency: 0.12, room: "rt05", nonlinear: false, headphones: false,
-      assets: EchoCancellationTests.assets)
-    let run = try scene.throughPipeline(EchoCancellation(), ducking: Ducking())
-    let m = DuckingMetrics(scene: scene, appStem: run.appStem)
-    let q = DuckingMetrics.quantile
-    #expect(q(m.appOnlyAwayFromTalk, 0.05) >= -1.5)
-    #expect(q(m.talking, 0.5) <= -8.5)
-    #expect(!m.onsets.isEmpty && m.onsets.allSatisfy { ($0 ?? .infinity) <= 100 })
+    let m = try Self.ducked(.speech, room: "rt05")
+    #expect(DuckingMetrics.quantile(m.appOnlyAwayFromTalk, 0.05) >= -1.5)
+    Self.expectTheTalkerDucks(m)
   }
 
   /// Music 120 ms late: the filter underestimates the echo, which outweighs its estimate in the
   /// app's shape. Read as a voice, it held the app at −10 dB (median) through every app-alone
   /// span; the detector's shape test and its 3-of-4-blocks rule keep it at 0 dB.
   @Test func musicThroughALongPathDoesNotDuckItself() throws {
+    let m = try Self.ducked(.music, room: "rt02")
+    #expect(DuckingMetrics.quantile(m.appOnly, 0.5) >= -0.5)
+    Self.expectTheTalkerDucks(m)
+  }
+
+  /// `content` through a loudspeaker 120 ms late into `room`, cancelled, ducked at the default.
+  static func ducked(_ content: EchoScene.Content, room: String) throws -> DuckingMetrics {
     let scene = try EchoScene(
-      content: .music, outputLatency: 0.12, room: "rt02", nonlinear: false, headphones: false,
+      content: content, outputLatency: 0.12, room: room, nonlinear: false, headphones: false,
       assets: EchoCancellationTests.assets)
     let run = try scene.throughPipeline(EchoCancellation(), ducking: Ducking())
-    let m = DuckingMetrics(scene: scene, appStem: run.appStem)
-    let q = DuckingMetrics.quantile
-    #expect(q(m.appOnly, 0.5) >= -0.5)
-    #expect(q(m.talking, 0.5) <= -8.5)
+    return DuckingMetrics(scene: scene, appStem: run.appStem)
+  }
+
+  /// While the talker speaks the app sits near the depth, and every onset ducks in time.
+  static func expectTheTalkerDucks(_ m: DuckingMetrics) {
+    #expect(DuckingMetrics.quantile(m.talking, 0.5) <= -8.5)
     #expect(!m.onsets.isEmpty && m.onsets.allSatisfy { ($0 ?? .infinity) <= 100 })
   }
 }
