@@ -147,7 +147,14 @@ package struct LoudnessMeter {
           h2 = h[2] * y - h[4] * z
           energy += z * z
         }
-        (st[4 * c], st[4 * c + 1], st[4 * c + 2], st[4 * c + 3]) = (s1, s2, h1, h2)
+        // A state that has decayed below 1e-30 (digital silence for a while) is let go to 0: left
+        // alone it would sink into subnormal numbers, which cost 4× as much CPU on x86-64
+        // (measured on the benchmark's stereo signal with seconds of silence in one channel).
+        // Its share of the energy is under −600 dB.
+        func flushed(_ v: Double) -> Double { abs(v) < 1e-30 ? 0 : v }
+        (st[4 * c], st[4 * c + 1], st[4 * c + 2], st[4 * c + 3]) = (
+          flushed(s1), flushed(s2), flushed(h1), flushed(h2)
+        )
       }
     }
     stepEnergy += energy
