@@ -33,11 +33,14 @@ let package = Package(
       name: "PCMMixCLI", dependencies: ["PCMMix", "PCMMixSampleRate", "PCMMixAccelerated"]),
     .executableTarget(name: "pcm-mix", dependencies: ["PCMMixCLI"]),
 
-    // Benchmarks: peers soxr (LGPL-2.1+) and speexdsp (BSD-3-Clause) are linked by the benchmark
-    // alone, which no product exports.
+    // Benchmarks: peers soxr (LGPL-2.1+), speexdsp (BSD-3-Clause) and libebur128 (MIT) are
+    // linked by the benchmark alone, which no product exports.
     .target(
       name: "CBenchPeers", path: "Benchmarks/Sources/CBenchPeers",
-      linkerSettings: [.linkedLibrary("soxr"), .linkedLibrary("speexdsp"), .linkedLibrary("m")]),
+      linkerSettings: [
+        .linkedLibrary("soxr"), .linkedLibrary("speexdsp"), .linkedLibrary("ebur128"),
+        .linkedLibrary("m"),
+      ]),
     .target(name: "CAllocCounter", path: "Benchmarks/Sources/CAllocCounter"),
     // Echo canceller peers: speexdsp's and WebRTC's classic AEC (webrtc-audio-processing 0.3,
     // BSD-3-Clause), behind a C API in C and C++. The system library only carries pkg-config's

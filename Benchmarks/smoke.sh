@@ -36,7 +36,7 @@ def value(section, name, metric):
 
 sections = {r["section"] for r in records}
 for s in ("machine", "capture", "stages", "resamplers", "cli", "timing", "debug", "echo",
-          "ducking"):
+          "ducking", "loudness"):
     assert s in sections, f"no records for section {s}"
 assert value("machine", "alloc_counter", "counted_for_100_arrays") >= 100, "allocations not counted"
 for metric in ("callback_p50", "callback_p99", "callback_p99.9", "callback_max",

@@ -10,9 +10,10 @@ fi
 
 # Debian packages the build needs. The core library (PCMMix) needs none; the libsamplerate
 # backend needs libsamplerate, and the benchmark links soxr and speexdsp as resampler peers and
-# speexdsp and webrtc-audio-processing as echo canceller peers. SwiftPM builds every target, so
-# all are installed.
-packages=(pkg-config libsamplerate0-dev libsoxr-dev libspeexdsp-dev libwebrtc-audio-processing-dev "$@")
+# speexdsp and webrtc-audio-processing as echo canceller peers and libebur128 as the loudness
+# peer. SwiftPM builds every target, so all are installed.
+packages=(pkg-config libsamplerate0-dev libsoxr-dev libspeexdsp-dev libwebrtc-audio-processing-dev
+  libebur128-dev "$@")
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

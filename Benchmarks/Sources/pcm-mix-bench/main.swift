@@ -61,6 +61,7 @@ TimingScenes.run(options, report: report, allocCounterWorks: allocCounterWorks)
 DebugBuild.run(options, report: report)
 EchoBench.run(options, report: report, allocCounterWorks: allocCounterWorks)
 DuckingBench.run(options, report: report)
+LoudnessBench.run(options, report: report)
 
 let elapsed = Double(nowNS() - started) * 1e-9
 report.record("machine", "run", "elapsed", elapsed, "s")

@@ -65,6 +65,19 @@ long bench_fma_peak(long rounds, float *sink);
 /// CPU or its OS lacks AVX-512F.
 long bench_fma_peak512(long rounds, float *sink);
 
+/// Loudness measures of a whole signal (LUFS, LU, dBTP), as PCMMix's LoudnessMeter reports them.
+typedef struct {
+  double integrated;
+  double range;
+  double true_peak_db;
+  double momentary_max;
+} bench_loudness;
+
+/// libebur128's measures of `frames` interleaved frames of `channels` at `rate` into `out`
+/// (momentary loudness read every 100 ms); 0 on success.
+int bench_ebur128_measure(const float *x, long frames, int channels, int rate,
+                          bench_loudness *out);
+
 #ifdef __cplusplus
 }
 #endif
