@@ -148,6 +148,11 @@ struct ResidualEchoSuppressor {
         near: near, noise: noiseSum, echo: (yr, yi), mic: (mr, mi), errorPower: se,
         echoPower: sy,
         statistics: &statistics)
+    } else if nearEnd {
+      // In the app's pauses its echo still rings in the mic (the output latency, the room's
+      // tail): the same shape test, for the ducker.
+      let (coherence, micSum, echoSum) = shapes(echo: (yr, yi), mic: (mr, mi), echoPower: sy)
+      nearEnd = partsFromEcho(coherence, micSum, echoSum, noiseSum)
     }
     applyGains(to: (er, ei), errorPower: se, residual: residual, bypass: bypass)
     fft.inverse(re: er, im: ei, output: time)
@@ -260,24 +265,13 @@ struct ResidualEchoSuppressor {
     statistics: inout EchoStatistics
   ) {
     let n = bins
-    let (yr, yi) = echo
-    let (mr, mi) = mic
     farBlocks += 1
     if near { nearBlocks += 1 }
     statistics.doubleTalkFraction = Double(nearBlocks) / Double(farBlocks)
     // Learn the leakages where the mic is the echo alone: the mic and the echo estimate
     // agree in shape (their spectra's normalized inner product, 300 Hz … 8 kHz, is high), which
     // holds after an echo path change too, when the residual is large, but not under a voice.
-    var cross = (re: Float(0), im: Float(0))
-    var micSum: Float = 0
-    var echoSum: Float = 0
-    for k in lowBin..<min(n, highBin) {
-      cross.re += mr[k] * yr[k] + mi[k] * yi[k]
-      cross.im += mi[k] * yr[k] - mr[k] * yi[k]
-      micSum += mr[k] * mr[k] + mi[k] * mi[k]
-      echoSum += sy[k]
-    }
-    let coherence = (cross.re * cross.re + cross.im * cross.im) / max(micSum * echoSum, 1e-30)
+    let (coherence, micSum, echoSum) = shapes(echo: echo, mic: mic, echoPower: sy)
     lastCoherence = coherence
     // Echo alone: the estimate has the mic's shape, and the filter takes 5 dB or more out.
     var errorSum: Float = 0
@@ -286,9 +280,7 @@ struct ResidualEchoSuppressor {
     // last 200 ms (the gaps between words count as the voice's).
     let voice = (coherence < 0.6 || micSum > 2 * echoSum) && micSum > echoSum + 16 * noiseSum
     voiceQuiet = voice ? 0 : voiceQuiet + 1
-    // For ducking, the shapes alone: an echo that the filter underestimates (music, a long
-    // path) outweighs its estimate while keeping its shape, and must not read as a voice.
-    nearEnd = nearEnd && coherence < 0.6 && micSum > echoSum + 16 * noiseSum
+    nearEnd = nearEnd && partsFromEcho(coherence, micSum, echoSum, noiseSum)
     // Shapes that agree well after 200 ms without a voice; less well (an echo path that
     // changed, a loudspeaker that distorts) after 500 ms.
     let threshold: Float = voiceQuiet > 94 ? 0.75 : voiceQuiet > 37 ? 0.9 : 2
@@ -319,6 +311,37 @@ struct ResidualEchoSuppressor {
         leakage[b] += (ratio > leakage[b] ? 0.1 : 0.2) * (ratio - leakage[b])
       }
     }
+  }
+
+  /// The mic's and the echo estimate's spectra compared over 300 Hz … 8 kHz: their normalized
+  /// inner product (1: the same shape), and each one's power.
+  func shapes(
+    echo: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    echoPower sy: UnsafeMutablePointer<Float>
+  ) -> (coherence: Float, mic: Float, echo: Float) {
+    let (yr, yi) = echo
+    let (mr, mi) = mic
+    var cross = (re: Float(0), im: Float(0))
+    var micSum: Float = 0
+    var echoSum: Float = 0
+    for k in lowBin..<min(bins, highBin) {
+      cross.re += mr[k] * yr[k] + mi[k] * yi[k]
+      cross.im += mi[k] * yr[k] - mr[k] * yi[k]
+      micSum += mr[k] * mr[k] + mi[k] * mi[k]
+      echoSum += sy[k]
+    }
+    let coherence = (cross.re * cross.re + cross.im * cross.im) / max(micSum * echoSum, 1e-30)
+    return (coherence, micSum, echoSum)
+  }
+
+  /// For ducking, whether the mic parts from the echo estimate: by shape, not merely by weight
+  /// (an echo that the filter underestimates, music or a long path, outweighs its estimate in
+  /// the app's shape and must not read as a voice), and above the noise.
+  func partsFromEcho(_ coherence: Float, _ micSum: Float, _ echoSum: Float, _ noiseSum: Float)
+    -> Bool
+  {
+    coherence < 0.6 && micSum > echoSum + 16 * noiseSum
   }
 
   /// The suppression gains applied to the error spectrum in place, with comfort noise where it
