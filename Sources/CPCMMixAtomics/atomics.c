@@ -2,20 +2,14 @@
 #include "pcmmix_atomics.h"
 
 #include <pthread.h>
-#include <stdlib.h>
 
 struct pcmmix_mutex {
   pthread_mutex_t mutex;
 };
 
-pcmmix_mutex *pcmmix_mutex_create(void) {
-  pcmmix_mutex *m = malloc(sizeof *m);
-  if (m && pthread_mutex_init(&m->mutex, NULL) != 0) {
-    free(m);
-    return NULL;
-  }
-  return m;
-}
+size_t pcmmix_mutex_size(void) { return sizeof(struct pcmmix_mutex); }
+
+void pcmmix_mutex_init(pcmmix_mutex *m) { pthread_mutex_init(&m->mutex, NULL); }
 
 void pcmmix_mutex_lock(pcmmix_mutex *m) { pthread_mutex_lock(&m->mutex); }
 
@@ -23,7 +17,4 @@ int pcmmix_mutex_trylock(pcmmix_mutex *m) { return pthread_mutex_trylock(&m->mut
 
 void pcmmix_mutex_unlock(pcmmix_mutex *m) { pthread_mutex_unlock(&m->mutex); }
 
-void pcmmix_mutex_destroy(pcmmix_mutex *m) {
-  pthread_mutex_destroy(&m->mutex);
-  free(m);
-}
+void pcmmix_mutex_destroy(pcmmix_mutex *m) { pthread_mutex_destroy(&m->mutex); }

@@ -4,6 +4,7 @@
 #ifndef PCMMIX_ATOMICS_H
 #define PCMMIX_ATOMICS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define PCMMIX_INLINE static inline __attribute__((always_inline))
@@ -45,12 +46,15 @@ PCMMIX_INLINE intptr_t pcmmix_fetch_add_relaxed(intptr_t *p, intptr_t v) {
 // (`make arm64-check`) compiles the same Swift. ThreadSanitizer still sees the pthread calls.
 typedef struct pcmmix_mutex pcmmix_mutex;
 
-/// A new unlocked mutex, or NULL when memory ran out.
-pcmmix_mutex *pcmmix_mutex_create(void);
+/// Bytes (and the alignment, at most 16) of storage a mutex needs; the caller allocates it.
+size_t pcmmix_mutex_size(void);
+/// Makes the storage at `m` an unlocked mutex.
+void pcmmix_mutex_init(pcmmix_mutex *m);
 void pcmmix_mutex_lock(pcmmix_mutex *m);
 /// 1 when it took the lock, 0 when another thread holds it (without waiting).
 int pcmmix_mutex_trylock(pcmmix_mutex *m);
 void pcmmix_mutex_unlock(pcmmix_mutex *m);
+/// Ends the mutex; the caller frees the storage.
 void pcmmix_mutex_destroy(pcmmix_mutex *m);
 
 #endif

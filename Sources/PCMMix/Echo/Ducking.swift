@@ -98,11 +98,10 @@ package struct Ducker {
 
   /// Adds (or extends the last) span of voice.
   mutating func record(from start: Int, to end: Int) {
-    let frames = end - start
     if count > 0 {
       let last = (first + count - 1) % Self.capacity
       if spans[last].end >= start {
-        spans[last].end = max(spans[last].end, start + frames)
+        spans[last].end = max(spans[last].end, end)
         return
       }
     }
@@ -110,7 +109,7 @@ package struct Ducker {
       first = (first + 1) % Self.capacity
       count -= 1
     }
-    spans[(first + count) % Self.capacity] = (start, start + frames)
+    spans[(first + count) % Self.capacity] = (start, end)
     count += 1
   }
 

@@ -12,9 +12,10 @@ final class Locked<Value: ~Copyable>: @unchecked Sendable {
 
   init(_ value: consuming Value) {
     self.value = value
-    // A lock that cannot be made is out of memory before any audio: stop there, not later.
-    guard let mutex = pcmmix_mutex_create() else { fatalError("PCMMix: no memory for a lock") }
-    self.mutex = mutex
+    // Swift allocates the storage (as it allocates every buffer); C makes it a mutex.
+    mutex = OpaquePointer(
+      UnsafeMutableRawPointer.allocate(byteCount: pcmmix_mutex_size(), alignment: 16))
+    pcmmix_mutex_init(mutex)
   }
 
   /// Runs `body` with the value while holding the lock.
@@ -35,5 +36,6 @@ final class Locked<Value: ~Copyable>: @unchecked Sendable {
 
   deinit {
     pcmmix_mutex_destroy(mutex)
+    UnsafeMutableRawPointer(mutex).deallocate()
   }
 }
