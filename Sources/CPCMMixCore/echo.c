@@ -50,3 +50,8 @@ PCM_CLONES void pcmmix_core_echo_nlms(float *restrict wr, float *restrict wi, co
     wi[k] += step[k] * gi;
   }
 }
+
+PCM_CLONES void pcmmix_core_echo_power_add(const float *restrict xr, const float *restrict xi,
+                                          long bins, float weight, float *restrict out) {
+  for (long k = 0; k < bins; k++) out[k] += weight * (xr[k] * xr[k] + xi[k] * xi[k]);
+}

@@ -38,16 +38,33 @@ import Testing
   }
 
   @Test func aLongDelayAReverberantRoomAndAClippingLoudspeaker() throws {
-    // The hardest speech scene: what it holds to the numbers. (Its ERLE, 25 dB against
-    // a perfect canceller's 30, and its double talk, 13 dB SI-SDR, are short of them: see
-    // `pcm-mix-bench --filter echo`.)
+    // The hardest speech scene: what it holds to the numbers. (Its ERLE after the path
+    // change, 21 dB, and its double talk, 14.5 dB SI-SDR, are short of them: see
+    // `pcm-mix-bench --filter echo`.) Before the change the clipping loudspeaker's echo is
+    // taken out as far as a perfect canceller's (30 dB): the path's gain counts what the
+    // linear filter cannot model.
     let scene = try Self.scene(.speech, 0.12, "rt05", clip: true)
     let (out, statistics) = scene.cancelled()
     let m = EchoSceneMetrics(scene: scene, output: out)
     #expect(m.talkerAloneSISDR >= 25)
     #expect(abs(m.talkerLevel) <= 1)
-    #expect(m.erleBefore >= 20)
+    #expect(m.erleBefore >= 25)
+    #expect(m.erleBefore >= m.perfectBefore - 3)
     #expect(abs(try #require(statistics.delay) - 0.121) <= 0.002)
+  }
+
+  @Test func musicTheFilterHasNotLearntIsTakenOutWhereTheAppPlaysAlone() throws {
+    // Music defeats the linear filter (each new note is a frequency it has not heard: 12 dB
+    // alone); the suppressor's second estimate, the app's power through the path's learnt gain,
+    // takes out the rest once the gain is learnt. (Before the change, 3-6 s and 9.5-11 s, it
+    // is 18 dB: still learning. `pcm-mix-bench --filter echo`.)
+    let scene = try Self.scene(.music, 0.03, "rt02")
+    let (out, _) = scene.cancelled()
+    let m = EchoSceneMetrics(scene: scene, output: out)
+    #expect(m.erleAfter >= 25)
+    #expect(try #require(m.reconvergence) <= 1.5)
+    #expect(m.talkerAloneSISDR >= 25)
+    #expect(abs(m.talkerLevel) <= 1)
   }
 
   @Test func withHeadphonesTheMicPassesBitForBit() throws {

@@ -107,6 +107,10 @@ void pcmmix_core_echo_kalman(float *wr, float *wi, float *p, const float *xr, co
                              const float *er, const float *ei, const float *inverse_denominator,
                              long bins, float a2, float fraction);
 
+/// One partition's reference power, weighted, added to `out` per bin: out += weight·|X|².
+void pcmmix_core_echo_power_add(const float *xr, const float *xi, long bins, float weight,
+                                float *out);
+
 /// One partition's normalized LMS update, per bin: W += step·conj(X)·E.
 void pcmmix_core_echo_nlms(float *wr, float *wi, const float *xr, const float *xi,
                            const float *er, const float *ei, const float *step, long bins);

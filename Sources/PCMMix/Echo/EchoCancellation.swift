@@ -16,8 +16,10 @@
 ///   instead of corrupting it. A faster shadow filter beside it takes over when the echo path
 ///   changes (the phone is moved), and is reset to the main one when double talk throws it off.
 /// - **A residual-echo suppressor** turns down the bins where the echo the filter could not model
-///   (loudspeaker distortion, the tail beyond the filter) outweighs the near end, and **comfort
-///   noise** fills what it takes out back to the room's noise floor.
+///   (loudspeaker distortion, the tail beyond the filter) outweighs the near end; where the mic is
+///   the echo alone it also counts the app's own power through the echo path's learnt gain, so
+///   what the filter has not learnt yet (a note of music it has not heard) is taken out too.
+///   **Comfort noise** fills what it takes out back to the room's noise floor.
 /// - **Bypass** when there is no echo (headphones, the app silent for long): the mic passes
 ///   through unchanged, bit for bit.
 public struct EchoCancellation: Equatable, Sendable {

@@ -76,6 +76,11 @@ package struct EchoCanceller {
   var aloneBlocks = 0
   var lastReset = 0
   package var statistics = EchoStatistics()
+  /// How the echo path spreads the reference's power over the partitions (summing to 1): from
+  /// the partition of the direct path the delay search found (and half the one before it),
+  /// falling 1 dB a block. The suppressor's second residual estimate takes the reference's
+  /// power through it; it does not depend on what the filter has learnt.
+  var pathProfile: [Float]
   /// Whether the last output block (``latency`` behind the input) holds a near-end voice: what
   /// is left of the mic after the echo is more than the residual echo and the noise explain.
   /// (Only while ``detectsVoice``.)
@@ -127,8 +132,10 @@ package struct EchoCanceller {
     echoPrev = [Float](repeating: 0, count: 256)
     suppressor = ResidualEchoSuppressor(bins: 257, settings: settings)
     tail = [Float](repeating: 0, count: 256)
+    pathProfile = [Float](repeating: 0, count: partitions)
     scratch = [Float](repeating: 0, count: 20 * 520)
     resetCovariance()
+    shapePathProfile(lag: 0)
   }
 
   static let initialCovariance: Float = 0.1
@@ -157,7 +164,7 @@ package struct EchoCanceller {
     4
       * (refBlock.count + spectra.count + main.count + covariance.count + shadow.count
         + nearPower.count + refPower.count + 3 * hop + tail.count + scratch.count
-        + window.count) + suppressor.retainedBytes
+        + window.count + pathProfile.count) + suppressor.retainedBytes
   }
 
   /// One block: `mic` and `reference` (``hop`` frames each) in, the previous block's output
@@ -177,7 +184,8 @@ package struct EchoCanceller {
       // Scratch, 520 floats a slot: 0 time (512), 1 re, 2 im, 3 echo re, 4 echo im, 5 power,
       // 6 inverse denominator, 7 error re, 8 error im, 9 shadow re, 10 shadow im, 11 shadow
       // error re, 12 shadow error im, 13 mic re, 14 mic im, 15 step, 16 the block's echo
-      // estimate, 17 and 18 the two errors (time); the suppressor uses 0 … 10.
+      // estimate, 17 and 18 the two errors (time), 19 the spread reference power; the
+      // suppressor uses 0 … 10.
       func slot(_ i: Int) -> UnsafeMutablePointer<Float> { base + i * 520 }
       // 1. The reference block's spectrum into the ring; the delay search.
       let refEnergy = pushReference(reference, slot)
@@ -220,9 +228,12 @@ package struct EchoCanceller {
       trackPresence(
         farActive: farActive, mic: Double(micEnergy), echo: Double(echoE),
         error: Double(min(mainE, shadowE)))
+      // The reference's power in each bin as the echo path spreads it (slot 19).
+      spreadReference(into: slot(19))
       // 5. The suppressor on two-block frames of error, echo estimate and mic; overlap-add.
       suppressor.process(
-        error: errorNow, errorPrev: &errorPrev, echo: echoNow, echoPrev: &echoPrev,
+        reference: slot(19), error: errorNow, errorPrev: &errorPrev, echo: echoNow,
+        echoPrev: &echoPrev,
         mic: mic, micPrev: micPrev, window: window, fft: fft, scratch: slot,
         farActive: farActive, tail: &tail, output: output, bypass: bypassed,
         statistics: &statistics)
@@ -283,6 +294,34 @@ package struct EchoCanceller {
         let wanted = max(0, min(lags - 1, (lag - 3 * h / 8) / h))
         if wanted != delay { shiftFilters(by: wanted - delay) }
         delay = wanted
+      }
+      shapePathProfile(lag: lag)
+    }
+  }
+
+  /// Sets ``pathProfile`` for an echo found `lag` frames late, with the filter at ``delay``.
+  mutating func shapePathProfile(lag: Int) {
+    let first = max(0, min(partitions - 1, (lag - delay * hop) / hop))
+    var level: Float = 1
+    var total: Float = 0
+    for part in 0..<partitions {
+      let weight: Float = part < first - 1 ? 0 : part == first - 1 ? 0.5 : level
+      if part >= first { level *= 0.8 }
+      pathProfile[part] = weight
+      total += weight
+    }
+    for part in 0..<partitions { pathProfile[part] /= total }
+  }
+
+  /// The reference's power in each bin as the echo path spreads it: the partitions' spectra
+  /// weighted by ``pathProfile``, into `out`.
+  func spreadReference(into out: UnsafeMutablePointer<Float>) {
+    let n = bins
+    out.update(repeating: 0, count: n)
+    spectra.withUnsafeBufferPointer { sp in
+      for part in 0..<partitions where pathProfile[part] > 1e-4 {
+        let x = sp.baseAddress! + spectrumSlot(part) * 2 * n
+        pcmmix_core_echo_power_add(x, x + n, n, pathProfile[part], out)
       }
     }
   }

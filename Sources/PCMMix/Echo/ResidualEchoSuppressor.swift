@@ -7,7 +7,11 @@
 /// neighbouring frequencies, ν learnt the same way). The gain is
 /// `max(floor, 1 − γ·residual / |E|²)`, γ = 1 + ``EchoCancellation/suppression``: where the near
 /// end outweighs the residual the bin passes, where the residual outweighs it the bin falls to
-/// the floor (−30 dB). Gains fall at once and rise over two blocks. Comfort noise at the mic's
+/// the floor (−30 dB). Where the mic is the echo alone, a second estimate counts too: a tenth of
+/// the echo's whole power, from the reference's power spread along the echo path (see
+/// ``EchoCanceller/pathProfile``) times the path's gain, learnt per band. It does not rest on
+/// the filter, so it covers what the filter has not learnt yet (a note of music it has not
+/// heard, an echo path that just changed). Gains fall at once and rise over two blocks. Comfort noise at the mic's
 /// noise floor (minimum statistics) fills what was taken out.
 struct ResidualEchoSuppressor {
   let bins: Int
@@ -17,6 +21,12 @@ struct ResidualEchoSuppressor {
   var covariance: [Double]
   var variance: [Double]
   var leakage: [Float]
+  /// Per band: the echo path's power gain from the spread reference to the mic, learnt where
+  /// the mic is the echo alone; and this block's sums for it.
+  var pathGain: [Float]
+  var bandR: [Double]
+  /// Per bin: the second residual estimate (``pathGain`` times the spread reference, scaled).
+  var pathResidual: [Float]
   /// Per band: this block's powers, and their running means.
   var lastCoherence: Float = 0
   /// Blocks since the last sign of a near-end voice.
@@ -70,6 +80,9 @@ struct ResidualEchoSuppressor {
     covariance = [Double](repeating: 0, count: Self.bandCount)
     variance = [Double](repeating: 0, count: Self.bandCount)
     leakage = [Float](repeating: 0.05, count: Self.bandCount)
+    pathGain = [Float](repeating: 0, count: Self.bandCount)
+    bandR = [Double](repeating: 0, count: Self.bandCount)
+    pathResidual = [Float](repeating: 0, count: bins)
     bandE = [Double](repeating: 0, count: Self.bandCount)
     bandY = [Double](repeating: 0, count: Self.bandCount)
     meanE = [Double](repeating: 0, count: Self.bandCount)
@@ -86,7 +99,8 @@ struct ResidualEchoSuppressor {
   var retainedBytes: Int {
     4
       * (smoothedMic.count + noiseFloor.count + gains.count + stretchMinima.count
-        + currentMinimum.count + voiceFloor.count) + 8 * 16
+        + currentMinimum.count + voiceFloor.count + pathGain.count + pathResidual.count)
+      + 8 * (16 + bandR.count)
   }
 
   /// The band of bin `k`: 8 bands, each twice as wide as the one below from bin 2 up.
@@ -112,9 +126,11 @@ struct ResidualEchoSuppressor {
 
   /// One block: the frames of error, echo estimate and mic (this block and the one before, kept
   /// in `errorPrev` and `echoPrev`, updated here), the gains, the output block (the previous
-  /// one, overlap-added with `tail`).
+  /// one, overlap-added with `tail`). `reference`: the reference's power per bin as the echo
+  /// path spreads it (``EchoCanceller/spreadReference(into:)``).
   mutating func process(
-    error: UnsafePointer<Float>, errorPrev: inout [Float], echo: UnsafePointer<Float>,
+    reference: UnsafePointer<Float>, error: UnsafePointer<Float>, errorPrev: inout [Float],
+    echo: UnsafePointer<Float>,
     echoPrev: inout [Float], mic: UnsafePointer<Float>, micPrev: [Float], window: [Float],
     fft: RealFFT, scratch slot: (Int) -> UnsafeMutablePointer<Float>, farActive: Bool,
     tail: inout [Float], output: UnsafeMutablePointer<Float>, bypass: Bool,
@@ -146,14 +162,14 @@ struct ResidualEchoSuppressor {
     if farActive {
       learnLeakage(
         near: near, noise: noiseSum, echo: (yr, yi), mic: (mr, mi), errorPower: se,
-        echoPower: sy,
-        statistics: &statistics)
+        echoPower: sy, reference: reference, statistics: &statistics)
     } else if nearEnd {
       // In the app's pauses its echo still rings in the mic (the output latency, the room's
       // tail): the same shape test, for the ducker.
       let (coherence, micSum, echoSum) = shapes(echo: (yr, yi), mic: (mr, mi), echoPower: sy)
       nearEnd = partsFromEcho(coherence, micSum, echoSum, noiseSum)
     }
+    for k in 0..<n { pathResidual[k] = 0.1 * pathGain[band(k)] * reference[k] }
     applyGains(to: (er, ei), errorPower: se, residual: residual, bypass: bypass)
     fft.inverse(re: er, im: ei, output: time)
     for i in 0..<h {
@@ -262,7 +278,7 @@ struct ResidualEchoSuppressor {
     echo: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
-    statistics: inout EchoStatistics
+    reference: UnsafePointer<Float>, statistics: inout EchoStatistics
   ) {
     let n = bins
     farBlocks += 1
@@ -287,6 +303,11 @@ struct ResidualEchoSuppressor {
     echoAlone = coherence > threshold && echoSum > 4 * noiseSum && errorSum < 0.3 * micSum
     misadjustment = errorSum / max(echoSum, 1e-30)
     lastEcho = echoSum
+    // The path's gain, where the mic has the echo estimate's shape almost exactly (no voice;
+    // the filter need not have taken anything out yet).
+    if coherence > 0.97 && echoSum > 4 * noiseSum {
+      learnPathGain(mic: mic, reference: reference)
+    }
     if echoAlone {
       for b in 0..<Self.bandCount {
         bandE[b] = 0
@@ -310,6 +331,28 @@ struct ResidualEchoSuppressor {
         // Up faster than down: one frame's ratio is noisy, and the gains must cover the peaks.
         leakage[b] += (ratio > leakage[b] ? 0.1 : 0.2) * (ratio - leakage[b])
       }
+    }
+  }
+
+  /// The bands' ``pathGain``: the mic's power above the noise over the spread reference's.
+  mutating func learnPathGain(
+    mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    reference: UnsafePointer<Float>
+  ) {
+    let (mr, mi) = mic
+    for b in 0..<Self.bandCount {
+      bandE[b] = 0
+      bandR[b] = 0
+    }
+    for k in 0..<bins {
+      let b = band(k)
+      bandE[b] += Double(max(0, mr[k] * mr[k] + mi[k] * mi[k] - noiseFloor[k]))
+      bandR[b] += Double(reference[k])
+    }
+    for b in 0..<Self.bandCount where bandR[b] > 1e-12 {
+      let ratio = Float(min(1e3, bandE[b] / bandR[b]))
+      // As the leakage: up slower than down.
+      pathGain[b] += (ratio > pathGain[b] ? 0.1 : 0.2) * (ratio - pathGain[b])
     }
   }
 
@@ -358,12 +401,15 @@ struct ResidualEchoSuppressor {
     // what outweighs the residual).
     let alone = min(1, max(0, (lastCoherence - 0.6) / 0.3))
     let overdrive = 1 + Float(settings.suppression) * 2 * alone
+    // The second estimate only where the mic is surely the echo alone (the shapes agree).
+    let echoOnly = min(1, max(0, (lastCoherence - 0.9) / 0.08))
     let floor: Float = 0.0316
     let on = settings.suppression > 0 && !bypass
     for k in 0..<n {
       var g: Float = 1
       if on && se[k] > 0 {
-        g = max(floor, 1 - overdrive * residual[k] / se[k])
+        let r = max(residual[k], echoOnly * pathResidual[k])
+        g = max(floor, 1 - overdrive * r / se[k])
         // Fall at once, rise over two blocks.
         if g > gains[k] { g = 0.5 * (g + gains[k]) }
       }
