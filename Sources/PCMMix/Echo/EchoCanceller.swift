@@ -319,7 +319,10 @@ package struct EchoCanceller {
     let n = bins
     out.update(repeating: 0, count: n)
     spectra.withUnsafeBufferPointer { sp in
-      for part in 0..<partitions where pathProfile[part] > 1e-4 {
+      // Partitions under a hundredth of the direct path's weight are left out (1 % of the
+      // power; half the partitions).
+      let least = 0.01 * (pathProfile.max() ?? 0)
+      for part in 0..<partitions where pathProfile[part] >= least && pathProfile[part] > 0 {
         let x = sp.baseAddress! + spectrumSlot(part) * 2 * n
         pcmmix_core_echo_power_add(x, x + n, n, pathProfile[part], out)
       }

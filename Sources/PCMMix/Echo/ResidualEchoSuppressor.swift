@@ -17,6 +17,8 @@ struct ResidualEchoSuppressor {
   let bins: Int
   let settings: EchoCancellation
   static let bandCount = 8
+  /// Each bin's band (``band(_:)``), looked up in the per-bin loops.
+  let bandOf: [UInt8]
   /// Per band: the regression's sums; the leakage.
   var covariance: [Double]
   var variance: [Double]
@@ -77,6 +79,7 @@ struct ResidualEchoSuppressor {
   init(bins: Int, settings: EchoCancellation) {
     self.bins = bins
     self.settings = settings
+    bandOf = (0..<bins).map { Self.band($0) }
     covariance = [Double](repeating: 0, count: Self.bandCount)
     variance = [Double](repeating: 0, count: Self.bandCount)
     leakage = [Float](repeating: 0.05, count: Self.bandCount)
@@ -100,14 +103,17 @@ struct ResidualEchoSuppressor {
     4
       * (smoothedMic.count + noiseFloor.count + gains.count + stretchMinima.count
         + currentMinimum.count + voiceFloor.count + pathGain.count + pathResidual.count)
-      + 8 * (16 + bandR.count)
+      + 8 * (16 + bandR.count) + bandOf.count
   }
 
   /// The band of bin `k`: 8 bands, each twice as wide as the one below from bin 2 up.
-  func band(_ k: Int) -> Int {
-    var b = 0
+  func band(_ k: Int) -> Int { Int(bandOf[k]) }
+
+  /// (See ``band(_:)``.)
+  static func band(_ k: Int) -> UInt8 {
+    var b: UInt8 = 0
     var edge = 4
-    while k >= edge && b < Self.bandCount - 1 {
+    while k >= edge && Int(b) < Self.bandCount - 1 {
       b += 1
       edge *= 2
     }
