@@ -67,6 +67,20 @@ import Testing
     #expect(abs(m.talkerLevel) <= 1)
   }
 
+  @Test func theRoomToneStaysWhereTheEchoIsTakenOut() throws {
+    // Suppression must not gate the room: where the app plays alone the output's noise is the
+    // mic's (comfort noise where the echo was), within 2.5 dB, before and after the path change.
+    let scene = try Self.scene(.speech, 0.03, "rt02")
+    let (out, _) = scene.cancelled()
+    func level(_ x: [Float], _ a: Double, _ b: Double) -> Double {
+      let slice = x[EchoScene.index(a)..<EchoScene.index(b)]
+      return 10 * log10(slice.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(slice.count))
+    }
+    for (a, b) in [(3.0, 6.0), (12.5, 14.0)] {
+      #expect(abs(level(out, a, b) - level(scene.noise, a, b)) <= 2.5)
+    }
+  }
+
   @Test func withHeadphonesTheMicPassesBitForBit() throws {
     let scene = try Self.scene(.speech, 0.03, "rt02", headphones: true)
     let (out, statistics) = scene.cancelled()

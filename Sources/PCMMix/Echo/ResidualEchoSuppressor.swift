@@ -17,6 +17,11 @@ struct ResidualEchoSuppressor {
   let bins: Int
   let settings: EchoCancellation
   static let bandCount = 8
+  /// The comfort noise's level over the noise floor: the floor is a running minimum of the
+  /// smoothed power, about 9 dB under the noise's mean, and the generator's uniform values carry
+  /// two thirds of their square. Measured on the echo scenes' white room noise (−61 dBFS): at
+  /// 1 the output sat 4.6 dB under the mic's noise where the app plays alone; at 8, within 2 dB.
+  static let comfortScale: Float = 8
   /// Each bin's band (``band(_:)``), looked up in the per-bin loops.
   let bandOf: [UInt8]
   /// Per band: the regression's sums; the leakage.
@@ -422,7 +427,7 @@ struct ResidualEchoSuppressor {
       gains[k] = g
       var (r, i) = (er[k] * g, ei[k] * g)
       if on && settings.comfortNoise && g < 1 {
-        let level = (noiseFloor[k] * (1 - g * g)).squareRoot()
+        let level = (Self.comfortScale * noiseFloor[k] * (1 - g * g)).squareRoot()
         r += level * random()
         i += level * random()
       }
