@@ -95,7 +95,6 @@ package struct EchoCanceller {
   /// it last played).
   var echoSettled = false
   var settledBlocks = 0
-  var farBlocks = 0
   /// The last block in which the app played, and how many blocks its echo may last after it
   /// (the longest delay searched and the filter's length).
   var lastFarBlock = Int.min / 2
@@ -238,13 +237,10 @@ package struct EchoCanceller {
         farActive: farActive, tail: &tail, output: output, bypass: bypassed,
         statistics: &statistics)
       detectPathChange()
-      if farActive {
-        lastFarBlock = blockIndex
-        farBlocks += 1
-      }
+      if farActive { lastFarBlock = blockIndex }
       if !echoSettled {
         if suppressor.echoAlone { settledBlocks += 1 }
-        echoSettled = settledBlocks >= 5 || (bypassed && farBlocks > rate / h)
+        echoSettled = settledBlocks >= 5 || (bypassed && suppressor.farBlocks > rate / h)
       }
       if bypassed {
         // The mic as it came, one block late: bit for bit.
@@ -300,6 +296,8 @@ package struct EchoCanceller {
   }
 
   /// Sets ``pathProfile`` for an echo found `lag` frames late, with the filter at ``delay``.
+  /// Partitions under a hundredth of the direct path's weight are left at 0 (1 % of the power,
+  /// half the partitions: ``spreadReference(into:)`` skips them).
   mutating func shapePathProfile(lag: Int) {
     let first = max(0, min(partitions - 1, (lag - delay * hop) / hop))
     var level: Float = 1
@@ -310,7 +308,11 @@ package struct EchoCanceller {
       pathProfile[part] = weight
       total += weight
     }
-    for part in 0..<partitions { pathProfile[part] /= total }
+    let least = 0.01 / total
+    for part in 0..<partitions {
+      pathProfile[part] /= total
+      if pathProfile[part] < least { pathProfile[part] = 0 }
+    }
   }
 
   /// The reference's power in each bin as the echo path spreads it: the partitions' spectra
@@ -319,10 +321,7 @@ package struct EchoCanceller {
     let n = bins
     out.update(repeating: 0, count: n)
     spectra.withUnsafeBufferPointer { sp in
-      // Partitions under a hundredth of the direct path's weight are left out (1 % of the
-      // power; half the partitions).
-      let least = 0.01 * (pathProfile.max() ?? 0)
-      for part in 0..<partitions where pathProfile[part] >= least && pathProfile[part] > 0 {
+      for part in 0..<partitions where pathProfile[part] > 0 {
         let x = sp.baseAddress! + spectrumSlot(part) * 2 * n
         pcmmix_core_echo_power_add(x, x + n, n, pathProfile[part], out)
       }

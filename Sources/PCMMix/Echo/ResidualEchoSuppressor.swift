@@ -32,8 +32,6 @@ struct ResidualEchoSuppressor {
   /// the mic is the echo alone; and this block's sums for it.
   var pathGain: [Float]
   var bandR: [Double]
-  /// Per bin: the second residual estimate (``pathGain`` times the spread reference, scaled).
-  var pathResidual: [Float]
   /// Per band: this block's powers, and their running means.
   var lastCoherence: Float = 0
   /// Blocks since the last sign of a near-end voice.
@@ -90,7 +88,6 @@ struct ResidualEchoSuppressor {
     leakage = [Float](repeating: 0.05, count: Self.bandCount)
     pathGain = [Float](repeating: 0, count: Self.bandCount)
     bandR = [Double](repeating: 0, count: Self.bandCount)
-    pathResidual = [Float](repeating: 0, count: bins)
     bandE = [Double](repeating: 0, count: Self.bandCount)
     bandY = [Double](repeating: 0, count: Self.bandCount)
     meanE = [Double](repeating: 0, count: Self.bandCount)
@@ -107,7 +104,7 @@ struct ResidualEchoSuppressor {
   var retainedBytes: Int {
     4
       * (smoothedMic.count + noiseFloor.count + gains.count + stretchMinima.count
-        + currentMinimum.count + voiceFloor.count + pathGain.count + pathResidual.count)
+        + currentMinimum.count + voiceFloor.count + pathGain.count)
       + 8 * (16 + bandR.count) + bandOf.count
   }
 
@@ -180,8 +177,8 @@ struct ResidualEchoSuppressor {
       let (coherence, micSum, echoSum) = shapes(echo: (yr, yi), mic: (mr, mi), echoPower: sy)
       nearEnd = partsFromEcho(coherence, micSum, echoSum, noiseSum)
     }
-    for k in 0..<n { pathResidual[k] = 0.1 * pathGain[band(k)] * reference[k] }
-    applyGains(to: (er, ei), errorPower: se, residual: residual, bypass: bypass)
+    applyGains(
+      to: (er, ei), errorPower: se, residual: residual, reference: reference, bypass: bypass)
     fft.inverse(re: er, im: ei, output: time)
     for i in 0..<h {
       output[i] = tail[i] + time[i] * window[i]
@@ -339,8 +336,7 @@ struct ResidualEchoSuppressor {
       broadbandLeakage = 0.8 * broadbandLeakage + 0.2 * ratio
       for b in 0..<Self.bandCount where bandY[b] > 1e-12 {
         let ratio = Float(min(1, max(0.0005, bandE[b] / bandY[b])))
-        // Up faster than down: one frame's ratio is noisy, and the gains must cover the peaks.
-        leakage[b] += (ratio > leakage[b] ? 0.1 : 0.2) * (ratio - leakage[b])
+        Self.follow(&leakage[b], ratio)
       }
     }
   }
@@ -361,10 +357,14 @@ struct ResidualEchoSuppressor {
       bandR[b] += Double(reference[k])
     }
     for b in 0..<Self.bandCount where bandR[b] > 1e-12 {
-      let ratio = Float(min(1e3, bandE[b] / bandR[b]))
-      // As the leakage: up slower than down.
-      pathGain[b] += (ratio > pathGain[b] ? 0.1 : 0.2) * (ratio - pathGain[b])
+      Self.follow(&pathGain[b], Float(min(1e3, bandE[b] / bandR[b])))
     }
+  }
+
+  /// Moves a learnt per-band ratio towards this block's: up slower than down (one frame's ratio
+  /// is noisy, and the gains must cover the peaks).
+  static func follow(_ value: inout Float, _ ratio: Float) {
+    value += (ratio > value ? 0.1 : 0.2) * (ratio - value)
   }
 
   /// The mic's and the echo estimate's spectra compared over 300 Hz … 8 kHz: their normalized
@@ -403,7 +403,7 @@ struct ResidualEchoSuppressor {
   mutating func applyGains(
     to error: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     errorPower se: UnsafeMutablePointer<Float>, residual: UnsafeMutablePointer<Float>,
-    bypass: Bool
+    reference: UnsafePointer<Float>, bypass: Bool
   ) {
     let n = bins
     let (er, ei) = error
@@ -412,14 +412,15 @@ struct ResidualEchoSuppressor {
     // what outweighs the residual).
     let alone = min(1, max(0, (lastCoherence - 0.6) / 0.3))
     let overdrive = 1 + Float(settings.suppression) * 2 * alone
-    // The second estimate only where the mic is surely the echo alone (the shapes agree).
+    // The second estimate, a tenth of the path's gain times the spread reference, only where
+    // the mic is surely the echo alone (the shapes agree).
     let echoOnly = min(1, max(0, (lastCoherence - 0.9) / 0.08))
     let floor: Float = 0.0316
     let on = settings.suppression > 0 && !bypass
     for k in 0..<n {
       var g: Float = 1
       if on && se[k] > 0 {
-        let r = max(residual[k], echoOnly * pathResidual[k])
+        let r = max(residual[k], echoOnly * (0.1 * pathGain[band(k)] * reference[k]))
         g = max(floor, 1 - overdrive * r / se[k])
         // Fall at once, rise over two blocks.
         if g > gains[k] { g = 0.5 * (g + gains[k]) }
