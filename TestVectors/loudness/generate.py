@@ -7,7 +7,8 @@ channel's), the largest momentary loudness (read every 100 ms), and the momentar
 loudness at every whole second from 3 s on ("live": [seconds, momentary, short-term], -999 for
 -inf); and pyloudnorm's integrated
 loudness (PyPI) as a second opinion. The signals follow EBU Tech 3341 and 3342 where they can
-be generated here (sines at set levels and sequences of them), plus noise at stepped levels at
+be generated here (sines at set levels and sequences of them, and the true-peak sines of Tech 3341
+cases 15-19, with the reading and tolerance the EBU expects), plus noise at stepped levels at
 44.1 kHz and a quarter-rate sine whose true peak lies between the samples.
 """
 import ctypes
@@ -73,8 +74,10 @@ def stereo(x):
 
 # Sine signals are described in the manifest ("segments": [seconds, dBFS] runs of a sine of
 # "frequency" Hz starting at "phase" radians, "am": an amplitude modulation 0.6 + 0.4 sin(2π·am·t),
-# every channel alike), and the Swift test makes them the same way (in Double, then Float);
-# only the noise, which it cannot make, is a file (16-bit, mono).
+# every channel alike, "fade": faded in and out linearly over that many seconds, gain
+# min(1, i / n, (N - 1 - i) / n) at sample i of N, "bits": then rounded to that many bits, to
+# nearest, ties to even), and the Swift test makes them the same way (in Double, then Float); only
+# the noise, which it cannot make, is a file (16-bit, mono).
 specs = {
     "tech3341_1_sine_-23": dict(rate=48000, channels=2, segments=[[20, -23]]),
     "tech3341_2_sine_-33": dict(rate=48000, channels=2, segments=[[20, -33]]),
@@ -91,6 +94,26 @@ specs = {
                                phase=float(np.pi / 4)),
 }
 
+# EBU Tech 3341 (v3 2016 / v4 2023), table of minimum requirements, cases 15-19: a stereo sine at
+# 48 kHz in 24 bits, of amplitude (full scale 1) and starting phase as listed, whose largest true
+# peak must read as "expectedTruePeakDBTP" within +toleranceAbove / -toleranceBelow dB. The table
+# gives no length; 3 s (the EBU's own files are about that long). Nor does it give the ends: a
+# sine cut in on a sample of up to 0.92 of its crest is a step, whose ringing is not the sine's true
+# peak (libebur128 reads case 18 so at -5.37 dBTP), so these fade in and out over 10 ms. (Cases
+# 20-23, one fs/4 period inside an fs/6 tone made at 4 fs and decimated through a low-pass the
+# table does not give, are left out.)
+for case, divisor, amplitude, degrees, expected in [
+    (15, 4, 0.50, 0.0, -6.0),
+    (16, 4, 0.50, 45.0, -6.0),
+    (17, 6, 0.50, 60.0, -6.0),
+    (18, 8, 0.50, 67.5, -6.0),
+    (19, 4, 1.41, 45.0, 3.0),
+]:
+    specs[f"tech3341_{case}_truepeak_fs{divisor}_{degrees:g}deg"] = dict(
+        rate=48000, channels=2, fade=0.01, bits=24, segments=[[3, float(20 * np.log10(amplitude))]],
+        frequency=48000 / divisor, phase=float(np.deg2rad(degrees)),
+        expectedTruePeakDBTP=expected, toleranceAbove=0.2, toleranceBelow=0.4)
+
 
 def make(spec):
     rate = spec["rate"]
@@ -105,6 +128,13 @@ def make(spec):
         parts.append(x)
         offset += n
     x = np.concatenate(parts)
+    if "fade" in spec:
+        n = int(rate * spec["fade"])
+        i = np.arange(len(x))
+        x = x * np.minimum(1, np.minimum(i / n, (len(x) - 1 - i) / n))
+    if "bits" in spec:
+        scale = 2.0 ** (spec["bits"] - 1)
+        x = np.round(x * scale) / scale
     return np.repeat(x[:, None], spec["channels"], axis=1), rate
 
 

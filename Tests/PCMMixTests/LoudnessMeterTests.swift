@@ -68,16 +68,27 @@ import Testing
     let phase = c.entry["phase"]?.number ?? 0
     let am = c.entry["am"]?.number
     guard case .array(let segments) = c.entry["segments"] else { return ([], rate, channels) }
+    let runs = segments.compactMap { segment -> (Int, Double)? in
+      guard case .array(let pair) = segment else { return nil }
+      return (Int(Double(rate) * pair[0].number!), pair[1].number!)
+    }
+    // The fades' length in samples, and the whole signal's.
+    let fade = c.entry["fade"]?.number.map { Int(Double(rate) * $0) }
+    let total = runs.reduce(0) { $0 + $1.0 }
+    let scale = c.entry["bits"]?.number.map { pow(2, $0 - 1) }
     var samples: [Float] = []
     var offset = 0
-    for case .array(let pair) in segments {
-      let (seconds, dbfs) = (pair[0].number!, pair[1].number!)
-      let n = Int(Double(rate) * seconds)
+    for (n, dbfs) in runs {
       let amplitude = pow(10, dbfs / 20)
       for i in 0..<n {
         let t = Double(offset + i) / Double(rate)
         var x = amplitude * sin(2 * Double.pi * frequency * t + phase)
         if let am { x *= 0.6 + 0.4 * sin(2 * Double.pi * am * t) }
+        if let fade {
+          let k = offset + i
+          x *= min(1, min(Double(k) / Double(fade), Double(total - 1 - k) / Double(fade)))
+        }
+        if let scale { x = (x * scale).rounded(.toNearestOrEven) / scale }
         for _ in 0..<channels { samples.append(Float(x)) }
       }
       offset += n
@@ -85,12 +96,11 @@ import Testing
     return (samples, rate, channels)
   }
 
-  @Test(arguments: cases)
-  func agreesWithLibebur128(_ c: Case) throws {
-    let (samples, rate, channels) = try Self.signal(c)
+  /// The case's signal metered in uneven pieces, as a stream arrives.
+  static func metered(_ c: Case) throws -> LoudnessMeter {
+    let (samples, rate, channels) = try signal(c)
     #expect(!samples.isEmpty)
     var meter = LoudnessMeter(rate: rate, channelCount: channels)
-    // In uneven pieces, as a stream arrives.
     var at = 0
     var piece = 1
     samples.withUnsafeBufferPointer { s in
@@ -101,6 +111,12 @@ import Testing
         piece = piece * 3 % 4_801 + 1
       }
     }
+    return meter
+  }
+
+  @Test(arguments: cases)
+  func agreesWithLibebur128(_ c: Case) throws {
+    let meter = try Self.metered(c)
     let integrated = c.entry["integratedLUFS"]!.number!
     #expect(abs(meter.integrated - integrated) <= 0.2, "integrated \(meter.integrated)")
     if let pyloudnorm = c.entry["pyloudnormIntegratedLUFS"]?.number {
@@ -111,6 +127,22 @@ import Testing
     #expect(abs(meter.truePeakDB - truePeak) <= 0.2, "true peak \(meter.truePeakDB)")
     let momentary = c.entry["momentaryMaxLUFS"]!.number!
     #expect(abs(meter.momentaryMax - momentary) <= 0.2, "momentary max \(meter.momentaryMax)")
+  }
+
+  /// EBU Tech 3341's true-peak cases 15–19: the reading within the EBU's tolerance of what it
+  /// expects, and within 0.2 dB of libebur128's.
+  @Test(arguments: cases.filter { $0.entry["expectedTruePeakDBTP"] != nil })
+  func truePeakMeetsTech3341(_ c: Case) throws {
+    let meter = try Self.metered(c)
+    let expected = c.entry["expectedTruePeakDBTP"]!.number!
+    let above = c.entry["toleranceAbove"]!.number!
+    let below = c.entry["toleranceBelow"]!.number!
+    let ours = meter.truePeakDB
+    #expect(
+      ours <= expected + above && ours >= expected - below,
+      "true peak \(ours) dBTP, expected \(expected) +\(above) / -\(below)")
+    let libebur128 = c.entry["truePeakDBTP"]!.number!
+    #expect(abs(ours - libebur128) <= 0.2, "true peak \(ours), libebur128 \(libebur128)")
   }
 
   @Test(arguments: cases)
