@@ -69,6 +69,13 @@ def f(v, digits=1):
     return f"{v:.{digits}f}"
 
 
+def swift_cell(canceller, m):
+    if canceller != "ours":
+        return "–"
+    v = m.get("cpu_per_10ms_swift")
+    return "differs" if v is None or v != v else f(v)
+
+
 def echo_section(echo):
     lines = ["## Echo cancellation (`pcm-mix-bench --filter echo`)", "",
              "Each `EchoScene` (20 s at 48 kHz: app speech or music through a loudspeaker into the"
@@ -79,9 +86,11 @@ def echo_section(echo):
              " plays alone, before / after the path change, against a perfect canceller (mic minus"
              " the true echo); convergence to 20 dB from the start / the change (– never); the"
              " talker in double talk: SI-SDR, echo reduction, PESQ-WB; the talker alone against the"
-             " raw mic (SI-SDR, capped at 99); CPU per 10 ms of audio (least of three runs).", "",
-             "| scene | canceller | ERLE dB | perfect dB | conv. s | DT SI-SDR | DT echo red. | PESQ-WB | alone | µs / 10 ms |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             " raw mic (SI-SDR, capped at 99); CPU per 10 ms of audio (least of three runs), and"
+             " ours with its Swift kernels instead of the C ones (the same output, bit for bit;"
+             " \"differs\" if not).", "",
+             "| scene | canceller | ERLE dB | perfect dB | conv. s | DT SI-SDR | DT echo red. | PESQ-WB | alone | µs / 10 ms | Swift µs |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, m in echo.items():
         if name.startswith("pipeline/"):
             continue
@@ -93,7 +102,7 @@ def echo_section(echo):
             f" {f(m.get('convergence'))} / {f(m.get('reconvergence'))} |"
             f" {f(m.get('dt_si_sdr'))} | {'–' if headphones else f(m.get('dt_echo_reduction'))} |"
             f" {f(m.get('pesq_wb'), 2)} | {f(min(m.get('alone_si_sdr', 0), 99))} |"
-            f" {f(m.get('cpu_per_10ms'))} |")
+            f" {f(m.get('cpu_per_10ms'))} | {swift_cell(canceller, m)} |")
     lines += ["", "In `ClockedCapturePipeline` (speech 30 ms RT60 0.2 s; 10 ms stamped buffers of"
               " each source, then a 10 ms pull; append + pull, CPU of the thread):", "",
               "| echo cancellation | pull p50 µs | pull p99 µs | allocations | bytes held |",

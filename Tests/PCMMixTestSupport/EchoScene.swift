@@ -459,10 +459,10 @@ public struct EchoSceneMetrics: Sendable {
 extension EchoScene {
   /// The scene's mic through an ``EchoCanceller`` with the app as its reference, block by
   /// block, with the canceller's latency taken off: the output aligned with the mic.
-  public func cancelled(_ settings: EchoCancellation = EchoCancellation()) -> (
-    output: [Float], statistics: EchoStatistics
-  ) {
-    var canceller = EchoCanceller(rate: Self.rate, settings: settings)
+  package func cancelled(
+    _ settings: EchoCancellation = EchoCancellation(), kernels: EchoKernels = .c
+  ) -> (output: [Float], statistics: EchoStatistics) {
+    var canceller = EchoCanceller(rate: Self.rate, settings: settings, kernels: kernels)
     let h = canceller.hop
     let n = mic.count
     var out = [Float](repeating: 0, count: n + 2 * h)

@@ -26,6 +26,9 @@ enum EchoBench {
     var pesq: Double?
     /// CPU microseconds per 10 ms of audio.
     var cost: Double
+    /// Ours with the Swift kernels (``EchoKernels/swift``): the same, or nil if its output
+    /// differs from the C kernels' by a bit.
+    var swiftCost: Double?
     /// The canceller's own delay (frames), taken off before measuring.
     var lag: Int
   }
@@ -45,7 +48,7 @@ enum EchoBench {
     let table = Table(columns: [
       ("scene", 22), ("canceller", 9), ("ERLE dB", 11), ("perfect", 11), ("conv s", 9),
       ("DT SI-SDR", 9), ("DT echo", 7), ("PESQ", 4), ("alone", 6), ("whole", 6), ("lag", 4),
-      ("µs/10ms", 7),
+      ("µs/10ms", 7), ("Swift", 7),
     ])
     table.start(
       "Echo cancellation, 20 s scenes at 48 kHz (speech or music through a loudspeaker, a talker"
@@ -55,7 +58,8 @@ enum EchoBench {
         + " reduction dB, PESQ-WB" + (pesqWorks ? ")" : ": n/a, pip install pesq)")
         + "; alone: the talker alone against the mic, whole: the capture against the mic (SI-SDR"
         + " dB); lag: the canceller's own delay in frames, found where the talker speaks alone"
-        + " and taken off before measuring; CPU per 10 ms of audio (the least of three runs)")
+        + " and taken off before measuring; CPU per 10 ms of audio (the least of three runs),"
+        + " and ours with the Swift kernels instead of the C ones (the same bits)")
     let tmp = (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/pcm-mix-bench-echo"
     mkdir(tmp, 0o755)
     for scene in scenes {
@@ -74,6 +78,7 @@ enum EchoBench {
           fixed(m.doubleTalkSISDR, 1), fixed(m.doubleTalkEchoReduction, 1),
           row.pesq.map { fixed($0, 2) } ?? "n/a", fixed(min(m.talkerAloneSISDR, 99), 1),
           fixed(min(m.wholeSISDR, 99), 1), "\(row.lag)", fixed(row.cost, 1),
+          canceller == "ours" ? row.swiftCost.map { fixed($0, 1) } ?? "differs" : "-",
         ])
         let name = "\(scene.name)/\(canceller)"
         report.record(section, name, "erle_before", m.erleBefore, "dB")
@@ -89,6 +94,9 @@ enum EchoBench {
         report.record(section, name, "whole_si_sdr", m.wholeSISDR, "dB")
         report.record(section, name, "talker_level", m.talkerLevel, "dB")
         report.record(section, name, "cpu_per_10ms", row.cost, "us")
+        if canceller == "ours" {
+          report.record(section, name, "cpu_per_10ms_swift", row.swiftCost ?? .nan, "us")
+        }
         report.record(section, name, "lag", Double(row.lag), "frames")
       }
     }
@@ -128,6 +136,20 @@ enum EchoBench {
       }
       seconds = min(seconds, run)
     }
+    let blocks = Double(n) / Double(EchoScene.rate) * 100
+    // Ours again with the Swift kernels: its CPU, if it gives the same bits.
+    var swiftCost: Double?
+    if canceller == "ours" {
+      var least = Double.infinity
+      var same = true
+      for _ in 0..<3 {
+        let t0 = CaptureScene.threadCPU()
+        let swift = scene.cancelled(kernels: .swift).output
+        least = min(least, Double(CaptureScene.threadCPU() - t0) * 1e-9)
+        same = same && swift.map(\.bitPattern) == out.map(\.bitPattern)
+      }
+      swiftCost = same ? least * 1e6 / blocks : nil
+    }
     // Each canceller's own delay taken off (speexdsp's is a 10 ms frame, WebRTC's 8 ms), found
     // where the talker speaks alone: the lag, up to 25 ms, at which the output best matches the
     // mic. Ours has none.
@@ -142,13 +164,13 @@ enum EchoBench {
         _ = writeFloatWAV("\(dump)/\(tag)-\(part).wav", x)
       }
     }
-    let blocks = Double(n) / Double(EchoScene.rate) * 100
     var pesq: Double?
     if let folder, !scene.headphones {
       pesq = doubleTalkPESQ(scene, out, folder: folder)
     }
     return Row(
-      name: scene.name, metrics: metrics, pesq: pesq, cost: seconds * 1e6 / blocks, lag: lag)
+      name: scene.name, metrics: metrics, pesq: pesq, cost: seconds * 1e6 / blocks,
+      swiftCost: swiftCost, lag: lag)
   }
 
   /// The lag (0 … 1,200 frames) at which `out` best matches `mic` over the talker-alone span.

@@ -10,6 +10,8 @@
 // without PCMMixAccelerated. Everywhere else, x86-64 included, they are as described.
 #pragma once
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -85,12 +87,18 @@ void pcmmix_core_fir2(const float *h, long n, const float *in, long frames, floa
 
 // MARK: - FFT
 
-/// The butterflies of a complex FFT of `half` points (a power of two, at least 2) in place over
-/// split `re` and `im` already in bit-reversed order: stage by stage, sizes 2, 4, …, `half`, the
-/// twiddles `e^{-2πij/size}` (j < size / 2) of each stage back to back in `twiddle_re` and
-/// `twiddle_im` (`half - 1` in all); conjugated when `inverse` (which does not divide).
-void pcmmix_core_fft_stages(float *re, float *im, long half, const float *twiddle_re,
-                            const float *twiddle_im, int inverse);
+/// The spectrum of `2·half` real samples at `input` into `re` and `im` (`half + 1` each): the
+/// samples read as `half` complex points (even real, odd imaginary) put in bit-reversed order by
+/// `rev` (`half` indices), a radix-2 complex FFT, and the split into the real signal's spectrum.
+/// `tables` holds the stages' twiddles (`half - 1` real parts, then as many imaginary ones) and
+/// the split's `e^{-2πik/(2·half)}`, k < half (`half` real parts, then `half` imaginary ones).
+void pcmmix_core_rfft_forward(const float *input, float *re, float *im, long half,
+                              const float *tables, const int32_t *rev);
+
+/// The inverse of `pcmmix_core_rfft_forward` (numpy's `irfft`: divided by `2·half`): `re` and
+/// `im` (overwritten) to `2·half` samples at `output`.
+void pcmmix_core_rfft_inverse(float *re, float *im, float *output, long half,
+                              const float *tables, const int32_t *rev);
 
 // MARK: - Echo canceller
 

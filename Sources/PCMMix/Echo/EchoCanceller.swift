@@ -23,6 +23,8 @@ package struct EchoCanceller {
   let lags: Int
   let settings: EchoCancellation
   let fft: RealFFT
+  /// The per-bin loops' and the FFTs' kernels (C, or the same in Swift).
+  let kernels: EchoKernels
   /// The sqrt-Hann analysis and synthesis window (its squares add to 1 at half overlap).
   let window: [Float]
 
@@ -109,10 +111,11 @@ package struct EchoCanceller {
   /// Blocks in the ring of reference spectra.
   var ringBlocks: Int { lags + partitions + 2 }
 
-  package init(rate: Int, settings: EchoCancellation) {
+  package init(rate: Int, settings: EchoCancellation, kernels: EchoKernels = .c) {
     self.rate = rate
     self.settings = settings
-    fft = RealFFT(count: 512)!
+    self.kernels = kernels
+    fft = RealFFT(count: 512, kernels: kernels)!
     partitions = max(2, Int((settings.filterLength * Double(rate) / 256).rounded(.up)))
     lags = Int((settings.maximumDelay * Double(rate) / 256).rounded(.up)) + 1
     window = (0..<512).map { Float(Math.sin(Double.pi * (Double($0) + 0.5) / 512)) }
@@ -120,7 +123,8 @@ package struct EchoCanceller {
     spectrumCount = 0
     let ring = lags + partitions + 2
     spectra = [Float](repeating: 0, count: ring * 2 * 257)
-    estimator = EchoDelayEstimator(rate: rate, maximumDelay: settings.maximumDelay, interval: 12)
+    estimator = EchoDelayEstimator(
+      rate: rate, maximumDelay: settings.maximumDelay, interval: 12, kernels: kernels)
     main = [Float](repeating: 0, count: partitions * 2 * 257)
     shadow = [Float](repeating: 0, count: partitions * 2 * 257)
     covariance = [Float](repeating: 0, count: partitions * 257)
@@ -323,7 +327,7 @@ package struct EchoCanceller {
     spectra.withUnsafeBufferPointer { sp in
       for part in 0..<partitions where pathProfile[part] > 0 {
         let x = sp.baseAddress! + spectrumSlot(part) * 2 * n
-        pcmmix_core_echo_power_add(x, x + n, n, pathProfile[part], out)
+        kernels.powerAdd(x, x + n, n, pathProfile[part], out)
       }
     }
   }
@@ -343,7 +347,7 @@ package struct EchoCanceller {
               let x = sp.baseAddress! + spectrumSlot(part) * 2 * n
               let wp = w.baseAddress! + part * 2 * n
               let vp = v.baseAddress! + part * 2 * n
-              pcmmix_core_echo_predict2(
+              kernels.predict2(
                 wp, wp + n, vp, vp + n, x, x + n, p.baseAddress! + part * n, n, slot(3),
                 slot(4), slot(9), slot(10), slot(5))
             }
@@ -447,11 +451,11 @@ package struct EchoCanceller {
             for part in 0..<count {
               let x = sp.baseAddress! + (((first - part) % ring + ring) % ring) * 2 * n
               let wp = w.baseAddress! + part * 2 * n
-              pcmmix_core_echo_kalman(
+              kernels.kalman(
                 wp, wp + n, p.baseAddress! + part * n, x, x + n, slot(7), slot(8), inverse, n, a2,
                 0.5)
               let vp = v.baseAddress! + part * 2 * n
-              pcmmix_core_echo_nlms(vp, vp + n, x, x + n, slot(11), slot(12), step, n)
+              kernels.nlms(vp, vp + n, x, x + n, slot(11), slot(12), step, n)
             }
           }
         }

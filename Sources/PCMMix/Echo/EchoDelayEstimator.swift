@@ -47,13 +47,13 @@ struct EchoDelayEstimator {
   var prominence: Float = 0
 
   /// For signals at `rate`, lags up to `maximumDelay` seconds; analyses every `interval` blocks.
-  init(rate: Int, maximumDelay: Double, interval: Int) {
+  init(rate: Int, maximumDelay: Double, interval: Int, kernels: EchoKernels = .c) {
     factor = max(1, rate / 8_000)
     let decimated = Double(rate) / Double(factor)
     decimatedRate = Float(decimated)
     maxLag = min(4_096 - 1_536 - 1, Int((maximumDelay * decimated).rounded(.up)) + 8)
     self.interval = interval
-    fft = RealFFT(count: 4_096)!
+    fft = RealFFT(count: 4_096, kernels: kernels)!
     reference = [Float](repeating: 0, count: 1_536 + maxLag)
     mic = [Float](repeating: 0, count: 1_536)
     let bins = 2_049

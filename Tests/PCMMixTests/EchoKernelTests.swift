@@ -1,0 +1,74 @@
+import Foundation
+import PCMMixTestSupport
+import Testing
+
+@testable import PCMMix
+
+/// The echo canceller's two sets of kernels, C (`CPCMMixCore`) and Swift (``EchoKernels/swift``),
+/// do the same operations in the same order and so must give the same bits: checked on the FFT
+/// alone and on the whole canceller over the start of two echo scenes (where the delay search,
+/// both filters and the suppressor all work).
+@Suite struct EchoKernelTests {
+  @Test(arguments: [4, 8, 16, 64, 512, 4096])
+  func theFFTsKernelsGiveTheSameBits(_ n: Int) throws {
+    let c = try #require(RealFFT(count: n, kernels: .c))
+    let swift = try #require(RealFFT(count: n, kernels: .swift))
+    var state: UInt64 = 0x5EED
+    let input = (0..<n).map { _ -> Float in
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      return Float(Int32(truncatingIfNeeded: state >> 32)) / Float(Int32.max)
+    }
+    var spectra: [[Float]] = []
+    var signals: [[Float]] = []
+    for fft in [c, swift] {
+      var re = [Float](repeating: 0, count: n / 2 + 1)
+      var im = [Float](repeating: 0, count: n / 2 + 1)
+      fft.forward(input, re: &re, im: &im)
+      spectra.append(re + im)
+      var back = [Float](repeating: 0, count: n)
+      fft.inverse(re: &re, im: &im, output: &back)
+      signals.append(back)
+    }
+    #expect(spectra[0].map(\.bitPattern) == spectra[1].map(\.bitPattern))
+    #expect(signals[0].map(\.bitPattern) == signals[1].map(\.bitPattern))
+    // Not a trivial agreement: the round trip gives the input back.
+    #expect(zip(signals[0], input).allSatisfy { abs($0 - $1) <= 1e-5 })
+  }
+
+  @Test(arguments: [EchoScene.Content.speech, .music])
+  func theCancellersKernelsGiveTheSameBits(_ content: EchoScene.Content) throws {
+    let scene = try EchoScene(
+      content: content, outputLatency: 0.03, room: "rt02", nonlinear: true, headphones: false,
+      assets: EchoCancellationTests.assets)
+    // The first 2.5 s: the delay search finds the echo (at about 0.5 s) and the filters and
+    // the suppressor work on it from there.
+    let blocks = 2_500 * EchoScene.rate / 1_000 / 256
+    var outputs: [[Float]] = []
+    var delays: [Double?] = []
+    for kernels in [EchoKernels.c, .swift] {
+      var canceller = EchoCanceller(
+        rate: EchoScene.rate, settings: EchoCancellation(), kernels: kernels)
+      var out = [Float](repeating: 0, count: blocks * 256)
+      scene.mic.withUnsafeBufferPointer { mic in
+        scene.app.withUnsafeBufferPointer { app in
+          out.withUnsafeMutableBufferPointer { o in
+            for b in 0..<blocks {
+              canceller.process(
+                mic: mic.baseAddress! + 256 * b, reference: app.baseAddress! + 256 * b,
+                output: o.baseAddress! + 256 * b)
+            }
+          }
+        }
+      }
+      outputs.append(out)
+      delays.append(canceller.statistics.delay)
+    }
+    #expect(outputs[0].map(\.bitPattern) == outputs[1].map(\.bitPattern))
+    // The canceller did work: it found the echo and took some of it out.
+    #expect(delays[0] != nil && delays[0] == delays[1])
+    let tail = (blocks * 256 / 2)..<(blocks * 256)
+    let micEnergy = tail.reduce(0) { $0 + Double(scene.mic[$1] * scene.mic[$1]) }
+    let outEnergy = tail.reduce(0) { $0 + Double(outputs[0][$1] * outputs[0][$1]) }
+    #expect(outEnergy < 0.1 * micEnergy)
+  }
+}
