@@ -130,7 +130,9 @@ import Testing
   }
 
   /// EBU Tech 3341's true-peak cases 15–19: the reading within the EBU's tolerance of what it
-  /// expects, and within 0.2 dB of libebur128's.
+  /// expects, within 0.05 dB of libebur128's (the interpolator's phases fall on the quarter
+  /// samples, as libebur128's do; an eighth of a sample off, case 16 read 0.14 dB low), and
+  /// never under the sample peak.
   @Test(arguments: cases.filter { $0.entry["expectedTruePeakDBTP"] != nil })
   func truePeakMeetsTech3341(_ c: Case) throws {
     let meter = try Self.metered(c)
@@ -142,7 +144,9 @@ import Testing
       ours <= expected + above && ours >= expected - below,
       "true peak \(ours) dBTP, expected \(expected) +\(above) / -\(below)")
     let libebur128 = c.entry["truePeakDBTP"]!.number!
-    #expect(abs(ours - libebur128) <= 0.2, "true peak \(ours), libebur128 \(libebur128)")
+    #expect(abs(ours - libebur128) <= 0.05, "true peak \(ours), libebur128 \(libebur128)")
+    let samplePeak = try Self.signal(c).samples.map { abs(Double($0)) }.max()!
+    #expect(ours >= 20 * log10(samplePeak) - 1e-6, "true peak \(ours) under the sample peak")
   }
 
   @Test(arguments: cases)
