@@ -31,6 +31,10 @@ struct ResidualEchoSuppressor {
   /// Per band: the echo path's power gain from the spread reference to the mic, learnt where
   /// the mic is the echo alone; and this block's sums for it.
   var pathGain: [Float]
+  /// Per band: how many blocks ``pathGain`` has been learnt in (up to 255).
+  var pathGainBlocks: [UInt8]
+  /// Whether the canceller passes the mic as it came (no echo found): the last block's.
+  var bypassed = true
   var bandR: [Double]
   /// Per band: this block's powers, and their running means.
   var lastCoherence: Float = 0
@@ -87,6 +91,7 @@ struct ResidualEchoSuppressor {
     variance = [Double](repeating: 0, count: Self.bandCount)
     leakage = [Float](repeating: 0.05, count: Self.bandCount)
     pathGain = [Float](repeating: 0, count: Self.bandCount)
+    pathGainBlocks = [UInt8](repeating: 0, count: Self.bandCount)
     bandR = [Double](repeating: 0, count: Self.bandCount)
     bandE = [Double](repeating: 0, count: Self.bandCount)
     bandY = [Double](repeating: 0, count: Self.bandCount)
@@ -105,7 +110,7 @@ struct ResidualEchoSuppressor {
     4
       * (smoothedMic.count + noiseFloor.count + gains.count + stretchMinima.count
         + currentMinimum.count + voiceFloor.count + pathGain.count)
-      + 8 * (16 + bandR.count) + bandOf.count
+      + 8 * (16 + bandR.count) + bandOf.count + pathGainBlocks.count
   }
 
   /// The band of bin `k`: 8 bands, each twice as wide as the one below from bin 2 up.
@@ -147,6 +152,7 @@ struct ResidualEchoSuppressor {
     let n = bins
     let h = n - 1
     let time = slot(0)
+    bypassed = bypass
     // Spectra of the three frames: error (1, 2), echo estimate (3, 4), mic (5, 6).
     func frame(_ prev: [Float], _ now: UnsafePointer<Float>, _ re: Int, _ im: Int) {
       for i in 0..<h {
@@ -175,7 +181,9 @@ struct ResidualEchoSuppressor {
       // In the app's pauses its echo still rings in the mic (the output latency, the room's
       // tail): the same shape test, for the ducker.
       let (coherence, micSum, echoSum) = shapes(echo: (yr, yi), mic: (mr, mi), echoPower: sy)
-      nearEnd = partsFromEcho(coherence, micSum, echoSum, noiseSum)
+      nearEnd =
+        partsFromEcho(coherence, micSum, echoSum, noiseSum)
+        && unexplainedShare(mic: (mr, mi), reference: reference) > Self.voiceShare
     }
     applyGains(
       to: (er, ei), errorPower: se, residual: residual, reference: reference, bypass: bypass)
@@ -304,7 +312,9 @@ struct ResidualEchoSuppressor {
     // last 200 ms (the gaps between words count as the voice's).
     let voice = (coherence < 0.6 || micSum > 2 * echoSum) && micSum > echoSum + 16 * noiseSum
     voiceQuiet = voice ? 0 : voiceQuiet + 1
-    nearEnd = nearEnd && partsFromEcho(coherence, micSum, echoSum, noiseSum)
+    nearEnd =
+      nearEnd && partsFromEcho(coherence, micSum, echoSum, noiseSum)
+      && unexplainedShare(mic: mic, reference: reference) > Self.voiceShare
     // Shapes that agree well after 200 ms without a voice; less well (an echo path that
     // changed, a loudspeaker that distorts) after 500 ms.
     let threshold: Float = voiceQuiet > 94 ? 0.75 : voiceQuiet > 37 ? 0.9 : 2
@@ -346,6 +356,19 @@ struct ResidualEchoSuppressor {
     mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     reference: UnsafePointer<Float>
   ) {
+    sumBands(mic: mic, reference: reference)
+    for b in 0..<Self.bandCount where bandR[b] > 1e-12 {
+      Self.follow(&pathGain[b], Float(min(1e3, bandE[b] / bandR[b])))
+      if pathGainBlocks[b] < 255 { pathGainBlocks[b] += 1 }
+    }
+  }
+
+  /// Per band, the mic's power above the noise floor into `bandE`, the spread reference's into
+  /// `bandR`.
+  mutating func sumBands(
+    mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    reference: UnsafePointer<Float>
+  ) {
     let (mr, mi) = mic
     for b in 0..<Self.bandCount {
       bandE[b] = 0
@@ -355,9 +378,6 @@ struct ResidualEchoSuppressor {
       let b = band(k)
       bandE[b] += Double(max(0, mr[k] * mr[k] + mi[k] * mi[k] - noiseFloor[k]))
       bandR[b] += Double(reference[k])
-    }
-    for b in 0..<Self.bandCount where bandR[b] > 1e-12 {
-      Self.follow(&pathGain[b], Float(min(1e3, bandE[b] / bandR[b])))
     }
   }
 
@@ -387,6 +407,33 @@ struct ResidualEchoSuppressor {
     }
     let coherence = (cross.re * cross.re + cross.im * cross.im) / max(micSum * echoSum, 1e-30)
     return (coherence, micSum, echoSum)
+  }
+
+  /// The least share of the mic's power that ``unexplainedShare(mic:reference:)`` must leave for
+  /// a voice.
+  static let voiceShare: Float = 0.25
+
+  /// For the ducking detector: the share of the mic's power above the noise that the app's own
+  /// power, through the path's learnt gain per band (``pathGain``) with 1.8 dB to spare, does
+  /// not explain. Near 0 where the mic holds only the app's echo, however far the filter has
+  /// got (not yet converged, or the path just changed: a voice read there would duck the app
+  /// under its own echo); large under a voice, which the app's power cannot account for. Bands
+  /// whose gain has not been learnt for 10 blocks are left out, unless the app does not reach
+  /// them; 1 if none is left, or while no echo is found (``bypassed``).
+  mutating func unexplainedShare(
+    mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    reference: UnsafePointer<Float>
+  ) -> Float {
+    guard !bypassed else { return 1 }
+    sumBands(mic: mic, reference: reference)
+    var total = 0.0
+    var left = 0.0
+    for b in 0..<Self.bandCount
+    where pathGainBlocks[b] >= 10 || bandR[b] < 1e-9 * (bandE[b] + 1e-30) {
+      total += bandE[b]
+      left += max(0, bandE[b] - 1.5 * Double(pathGain[b]) * bandR[b])
+    }
+    return total > 0 ? Float(left / total) : 1
   }
 
   /// For ducking, whether the mic parts from the echo estimate: by shape, not merely by weight
