@@ -165,7 +165,12 @@ struct EchoDelayEstimator {
       }
       let mean = sum / Float(maxLag + 1)
       prominence = peak / max(mean, 1e-20)
-      let confident = peak > 1.6 * second && prominence > 8
+      // A peak within 1 ms of the longest lag searched is not one: the correlation may still
+      // rise beyond it. (Music 120 ms late, in the pipeline, peaked there for its first 1.5 s:
+      // the filter, placed 300 ms late, left the echo out of its reach and the ducker read
+      // that echo as a voice.)
+      let confident =
+        peak > 1.6 * second && prominence > 8 && best < maxLag - guardLags
       if confident {
         if let previous = last, abs(previous - best) <= 1 {
           found = best * factor
