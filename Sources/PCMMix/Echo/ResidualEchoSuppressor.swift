@@ -127,10 +127,10 @@ struct ResidualEchoSuppressor {
     return b
   }
 
-  /// A uniform number in −1 … 1 (SplitMix64).
-  mutating func random() -> Float {
-    noiseState &+= 0x9E37_79B9_7F4A_7C15
-    var z = noiseState
+  /// A uniform number in −1 … 1 (SplitMix64), advancing `state`.
+  static func random(_ state: inout UInt64) -> Float {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
     z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
     z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
     z ^= z >> 31
@@ -216,16 +216,23 @@ struct ResidualEchoSuppressor {
     // The first 12 audible blocks (64 ms) only settle the smoothing: from zeros, or from a
     // frame half silent, it would read as a quiet room.
     if audible && settling > 0 { settling -= 1 }
-    for k in 0..<n {
-      se[k] = er[k] * er[k] + ei[k] * ei[k]
-      sy[k] = yr[k] * yr[k] + yi[k] * yi[k]
-      let sm = mr[k] * mr[k] + mi[k] * mi[k]
-      smoothedMic[k] = 0.8 * smoothedMic[k] + 0.2 * sm
-      // The noise floor: the smoothed power's running minimum, rising 2 dB a second at most.
-      noiseFloor[k] = min(noiseFloor[k] * 1.0005, max(smoothedMic[k], 1e-10))
-      // For the voice detector, minimum statistics: the least smoothed power over the last
-      // 1.5 to 1.7 s, so a start from silence or a louder room is caught up with.
-      if tracksVoice && audible && settling == 0 {
+    smoothedMic.withUnsafeMutableBufferPointer { smooth in
+      noiseFloor.withUnsafeMutableBufferPointer { noise in
+        for k in 0..<n {
+          se[k] = er[k] * er[k] + ei[k] * ei[k]
+          sy[k] = yr[k] * yr[k] + yi[k] * yi[k]
+          let sm = mr[k] * mr[k] + mi[k] * mi[k]
+          smooth[k] = 0.8 * smooth[k] + 0.2 * sm
+          // The noise floor: the smoothed power's running minimum, rising 2 dB a second at
+          // most.
+          noise[k] = min(noise[k] * 1.0005, max(smooth[k], 1e-10))
+        }
+      }
+    }
+    // For the voice detector, minimum statistics: the least smoothed power over the last
+    // 1.5 to 1.7 s, so a start from silence or a louder room is caught up with.
+    if tracksVoice && audible && settling == 0 {
+      for k in 0..<n {
         currentMinimum[k] = min(currentMinimum[k], max(smoothedMic[k], 1e-10))
         var floor = currentMinimum[k]
         for j in 0..<8 { floor = min(floor, stretchMinima[j * n + k]) }
@@ -267,14 +274,17 @@ struct ResidualEchoSuppressor {
     var seSum: Float = 0
     var residualSum: Float = 0
     var noiseSum: Float = 0
-    for k in 0..<n {
-      // The estimate: the band's leakage of this block's echo estimate, and of the recent
-      // estimates spread over time (the tail beyond the filter).
-      held[k] = leakage[band(k)] * sy[k] + spreadLeakage * spread[k]
-      residual[k] = held[k]
-      seSum += se[k]
-      residualSum += residual[k]
-      noiseSum += noiseFloor[k]
+    let (leakage, spreadLeakage, noiseFloor, bandOf) = (leakage, spreadLeakage, noiseFloor, bandOf)
+    held.withUnsafeMutableBufferPointer { held in
+      for k in 0..<n {
+        // The estimate: the band's leakage of this block's echo estimate, and of the recent
+        // estimates spread over time (the tail beyond the filter).
+        held[k] = leakage[Int(bandOf[k])] * sy[k] + spreadLeakage * spread[k]
+        residual[k] = held[k]
+        seSum += se[k]
+        residualSum += residual[k]
+        noiseSum += noiseFloor[k]
+      }
     }
     let near = seSum > 4 * residualSum + 6 * noiseSum
     // For ducking, a stricter test on its own floor: that is a minimum (about 10 dB under the
@@ -464,23 +474,29 @@ struct ResidualEchoSuppressor {
     let echoOnly = min(1, max(0, (lastCoherence - 0.9) / 0.08))
     let floor: Float = 0.0316
     let on = settings.suppression > 0 && !bypass
-    for k in 0..<n {
-      var g: Float = 1
-      if on && se[k] > 0 {
-        let r = max(residual[k], echoOnly * (0.1 * pathGain[band(k)] * reference[k]))
-        g = max(floor, 1 - overdrive * r / se[k])
-        // Fall at once, rise over two blocks.
-        if g > gains[k] { g = 0.5 * (g + gains[k]) }
+    let comfort = on && settings.comfortNoise
+    var state = noiseState
+    defer { noiseState = state }
+    let (pathGain, noiseFloor, bandOf) = (pathGain, noiseFloor, bandOf)
+    gains.withUnsafeMutableBufferPointer { gains in
+      for k in 0..<n {
+        var g: Float = 1
+        if on && se[k] > 0 {
+          let r = max(residual[k], echoOnly * (0.1 * pathGain[Int(bandOf[k])] * reference[k]))
+          g = max(floor, 1 - overdrive * r / se[k])
+          // Fall at once, rise over two blocks.
+          if g > gains[k] { g = 0.5 * (g + gains[k]) }
+        }
+        gains[k] = g
+        var (r, i) = (er[k] * g, ei[k] * g)
+        if comfort && g < 1 {
+          let level = (Self.comfortScale * noiseFloor[k] * (1 - g * g)).squareRoot()
+          r += level * Self.random(&state)
+          i += level * Self.random(&state)
+        }
+        er[k] = r
+        ei[k] = i
       }
-      gains[k] = g
-      var (r, i) = (er[k] * g, ei[k] * g)
-      if on && settings.comfortNoise && g < 1 {
-        let level = (Self.comfortScale * noiseFloor[k] * (1 - g * g)).squareRoot()
-        r += level * random()
-        i += level * random()
-      }
-      er[k] = r
-      ei[k] = i
     }
   }
 
