@@ -99,6 +99,17 @@ struct EchoDelayEstimator {
     return true
   }
 
+  /// The ring `ring` (`count` samples, the oldest at `written % count`) in order into `time`,
+  /// zero-padded to `size`.
+  func unroll(_ ring: [Float], count: Int, into time: UnsafeMutablePointer<Float>, size: Int) {
+    let start = written % count
+    ring.withUnsafeBufferPointer { r in
+      time.update(from: r.baseAddress! + start, count: count - start)
+      (time + count - start).update(from: r.baseAddress!, count: start)
+    }
+    (time + count).update(repeating: 0, count: size - count)
+  }
+
   /// One analysis: the windows' spectra smoothed in, the correlation, its peak judged.
   mutating func analyze() {
     let f = fftSize
@@ -116,11 +127,9 @@ struct EchoDelayEstimator {
       // The reference, oldest first, `window + maxLag` samples; the mic's `window`, zero-padded.
       let refCount = reference.count
       let micCount = mic.count
-      for i in 0..<f { time[i] = 0 }
-      for i in 0..<refCount { time[i] = reference[(written + i) % refCount] }
+      unroll(reference, count: refCount, into: time, size: f)
       fft.forward(time, re: rr, im: ri)
-      for i in 0..<f { time[i] = 0 }
-      for i in 0..<micCount { time[i] = mic[(written + i) % micCount] }
+      unroll(mic, count: micCount, into: time, size: f)
       fft.forward(time, re: mr, im: mi)
       // Smoothing: a plain mean over the first analyses, then 0.8 / 0.2 (about half a second
       // at an analysis every 64 ms).
