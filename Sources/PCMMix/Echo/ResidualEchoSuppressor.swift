@@ -33,8 +33,6 @@ struct ResidualEchoSuppressor {
   var pathGain: [Float]
   /// Per band: how many blocks ``pathGain`` has been learnt in (up to 255).
   var pathGainBlocks: [UInt8]
-  /// Whether the canceller passes the mic as it came (no echo found): the last block's.
-  var bypassed = true
   var bandR: [Double]
   /// Per band: this block's powers, and their running means.
   var lastCoherence: Float = 0
@@ -47,8 +45,6 @@ struct ResidualEchoSuppressor {
   var echoAlone = false
   var misadjustment: Float = 0
   var lastEcho: Float = 0
-  /// The residual estimate, held (see ``process``).
-  var held: [Float]
   /// The leakage over the whole band: the residual's share of the echo estimate's power.
   var broadbandLeakage: Float = 0.05
   /// The bins the coherence is measured over (300 Hz … 8 kHz at 48 kHz).
@@ -103,7 +99,6 @@ struct ResidualEchoSuppressor {
     currentMinimum = [Float](repeating: .greatestFiniteMagnitude, count: bins)
     voiceFloor = [Float](repeating: 1, count: bins)
     gains = [Float](repeating: 1, count: bins)
-    held = [Float](repeating: 0, count: bins)
   }
 
   var retainedBytes: Int {
@@ -152,7 +147,6 @@ struct ResidualEchoSuppressor {
     let n = bins
     let h = n - 1
     let time = slot(0)
-    bypassed = bypass
     // Spectra of the three frames: error (1, 2), echo estimate (3, 4), mic (5, 6).
     func frame(_ prev: [Float], _ now: UnsafePointer<Float>, _ re: Int, _ im: Int) {
       for i in 0..<h {
@@ -176,14 +170,15 @@ struct ResidualEchoSuppressor {
     if farActive {
       learnLeakage(
         near: near, noise: noiseSum, echo: (yr, yi), mic: (mr, mi), errorPower: se,
-        echoPower: sy, reference: reference, statistics: &statistics)
+        echoPower: sy, reference: reference, bypass: bypass, statistics: &statistics)
     } else if nearEnd {
       // In the app's pauses its echo still rings in the mic (the output latency, the room's
       // tail): the same shape test, for the ducker.
       let (coherence, micSum, echoSum) = shapes(echo: (yr, yi), mic: (mr, mi), echoPower: sy)
       nearEnd =
         partsFromEcho(coherence, micSum, echoSum, noiseSum)
-        && unexplainedShare(mic: (mr, mi), reference: reference) > Self.voiceShare
+        && unexplainedShare(mic: (mr, mi), reference: reference, bypass: bypass)
+          > Self.voiceShare
     }
     applyGains(
       to: (er, ei), errorPower: se, residual: residual, reference: reference, bypass: bypass)
@@ -275,16 +270,13 @@ struct ResidualEchoSuppressor {
     var residualSum: Float = 0
     var noiseSum: Float = 0
     let (leakage, spreadLeakage, noiseFloor, bandOf) = (leakage, spreadLeakage, noiseFloor, bandOf)
-    held.withUnsafeMutableBufferPointer { held in
-      for k in 0..<n {
-        // The estimate: the band's leakage of this block's echo estimate, and of the recent
-        // estimates spread over time (the tail beyond the filter).
-        held[k] = leakage[Int(bandOf[k])] * sy[k] + spreadLeakage * spread[k]
-        residual[k] = held[k]
-        seSum += se[k]
-        residualSum += residual[k]
-        noiseSum += noiseFloor[k]
-      }
+    for k in 0..<n {
+      // The estimate: the band's leakage of this block's echo estimate, and of the recent
+      // estimates spread over time (the tail beyond the filter).
+      residual[k] = leakage[Int(bandOf[k])] * sy[k] + spreadLeakage * spread[k]
+      seSum += se[k]
+      residualSum += residual[k]
+      noiseSum += noiseFloor[k]
     }
     let near = seSum > 4 * residualSum + 6 * noiseSum
     // For ducking, a stricter test on its own floor: that is a minimum (about 10 dB under the
@@ -304,7 +296,7 @@ struct ResidualEchoSuppressor {
     echo: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
-    reference: UnsafePointer<Float>, statistics: inout EchoStatistics
+    reference: UnsafePointer<Float>, bypass: Bool, statistics: inout EchoStatistics
   ) {
     let n = bins
     farBlocks += 1
@@ -324,7 +316,7 @@ struct ResidualEchoSuppressor {
     voiceQuiet = voice ? 0 : voiceQuiet + 1
     nearEnd =
       nearEnd && partsFromEcho(coherence, micSum, echoSum, noiseSum)
-      && unexplainedShare(mic: mic, reference: reference) > Self.voiceShare
+      && unexplainedShare(mic: mic, reference: reference, bypass: bypass) > Self.voiceShare
     // Shapes that agree well after 200 ms without a voice; less well (an echo path that
     // changed, a loudspeaker that distorts) after 500 ms.
     let threshold: Float = voiceQuiet > 94 ? 0.75 : voiceQuiet > 37 ? 0.9 : 2
@@ -419,7 +411,7 @@ struct ResidualEchoSuppressor {
     return (coherence, micSum, echoSum)
   }
 
-  /// The least share of the mic's power that ``unexplainedShare(mic:reference:)`` must leave for
+  /// The least share of the mic's power that ``unexplainedShare(mic:reference:bypass:)`` must leave for
   /// a voice.
   static let voiceShare: Float = 0.25
 
@@ -429,12 +421,12 @@ struct ResidualEchoSuppressor {
   /// got (not yet converged, or the path just changed: a voice read there would duck the app
   /// under its own echo); large under a voice, which the app's power cannot account for. Bands
   /// whose gain has not been learnt for 10 blocks are left out, unless the app does not reach
-  /// them; 1 if none is left, or while no echo is found (``bypassed``).
+  /// them; 1 if none is left, or while no echo is found (`bypass`).
   mutating func unexplainedShare(
     mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
-    reference: UnsafePointer<Float>
+    reference: UnsafePointer<Float>, bypass: Bool
   ) -> Float {
-    guard !bypassed else { return 1 }
+    guard !bypass else { return 1 }
     sumBands(mic: mic, reference: reference)
     var total = 0.0
     var left = 0.0
