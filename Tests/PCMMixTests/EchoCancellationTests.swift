@@ -39,8 +39,8 @@ import Testing
 
   @Test func aLongDelayAReverberantRoomAndAClippingLoudspeaker() throws {
     // The hardest speech scene: what it holds to the numbers. (Its ERLE after the path
-    // change, 21 dB, and its double talk, 14.5 dB SI-SDR, are short of them: see
-    // `pcm-mix-bench --filter echo`.) Before the change the clipping loudspeaker's echo is
+    // change, 20 dB, is short of them, and its double talk, 15.3 dB SI-SDR, meets them by too
+    // little to hold here: see `pcm-mix-bench --filter echo`.) Before the change the clipping loudspeaker's echo is
     // taken out as far as a perfect canceller's (30 dB): the path's gain counts what the
     // linear filter cannot model.
     let scene = try Self.scene(.speech, 0.12, "rt05", clip: true)
@@ -51,6 +51,22 @@ import Testing
     #expect(m.erleBefore >= 25)
     #expect(m.erleBefore >= m.perfectBefore - 3)
     #expect(abs(try #require(statistics.delay) - 0.121) <= 0.002)
+  }
+
+  @Test func theTalkerKeepsItsVoiceInDoubleTalkAfterThePathChanges() throws {
+    // After the phone is moved the filter has re-learnt the path (31 dB where the app plays
+    // alone), but in the blocks where the echo is quiet (its tail, the noise) the error is
+    // large beside it. The suppressor's leakage, a ratio of running means, is ruled by the
+    // loud blocks and holds the talker's words; a running mean of each block's ratio was
+    // ruled by the quiet ones (0.04 instead of 0.001-0.003 in 0.4-1.5 kHz at 13.9 s) and the
+    // double talk after the change came out at 9 dB SI-SDR, the talker 1.7 dB down.
+    let scene = try Self.scene(.speech, 0.12, "rt02")
+    let (out, _) = scene.cancelled()
+    let m = EchoSceneMetrics(scene: scene, output: out)
+    #expect(m.doubleTalkSISDR >= 15)
+    #expect(m.doubleTalkEchoReduction >= 15)
+    #expect(m.erleAfter >= 25)
+    #expect(abs(m.talkerLevel) <= 1)
   }
 
   @Test func musicTheFilterHasNotLearntIsTakenOutWhereTheAppPlaysAlone() throws {

@@ -1,10 +1,9 @@
 /// What the linear filter leaves of the echo, turned down bin by bin (see ``EchoCanceller``).
 ///
 /// Frames are two blocks long, sqrt-Hann windowed, half overlapping. In each bin the residual
-/// echo is estimated from the filter's echo estimate `Ŷ`: `η·|Ŷ|²` (η, the leakage, learnt per
-/// band by regressing the error's power on the estimate's where the near end is quiet) plus
-/// `ν·` the estimate smoothed over ±8 bins (what a loudspeaker's distortion spreads to
-/// neighbouring frequencies, ν learnt the same way). The gain is
+/// echo is estimated from the filter's echo estimate `Ŷ`: `η·|Ŷ|²`, η (the leakage) learnt per
+/// band where the mic is the echo alone, as the running mean of the error's power above the
+/// noise over the running mean of the estimate's. The gain is
 /// `max(floor, 1 − γ·residual / |E|²)`, γ = 1 + ``EchoCancellation/suppression``: where the near
 /// end outweighs the residual the bin passes, where the residual outweighs it the bin falls to
 /// the floor (−30 dB). Where the mic is the echo alone, a second estimate counts too: a tenth of
@@ -24,17 +23,20 @@ struct ResidualEchoSuppressor {
   static let comfortScale: Float = 8
   /// Each bin's band (``band(_:)``), looked up in the per-bin loops.
   let bandOf: [UInt8]
-  /// Per band: the regression's sums; the leakage.
-  var covariance: [Double]
-  var variance: [Double]
+  /// Per band: the leakage, the error's power above the noise over the echo estimate's, and
+  /// their running means (where the mic is the echo alone) it is the ratio of.
   var leakage: [Float]
+  var meanE: [Double]
+  var meanY: [Double]
+  /// How fast ``meanE`` and ``meanY`` follow each echo-alone block: about 20 blocks (0.1 s).
+  static let leakageRate = 0.05
   /// Per band: the echo path's power gain from the spread reference to the mic, learnt where
   /// the mic is the echo alone; and this block's sums for it.
   var pathGain: [Float]
   /// Per band: how many blocks ``pathGain`` has been learnt in (up to 255).
   var pathGainBlocks: [UInt8]
   var bandR: [Double]
-  /// Per band: this block's powers, and their running means.
+  /// The last block's coherence of mic and echo estimate (see ``shapes(echo:mic:echoPower:)``).
   var lastCoherence: Float = 0
   /// Blocks since the last sign of a near-end voice.
   var voiceQuiet = 0
@@ -45,19 +47,12 @@ struct ResidualEchoSuppressor {
   var echoAlone = false
   var misadjustment: Float = 0
   var lastEcho: Float = 0
-  /// The leakage over the whole band: the residual's share of the echo estimate's power.
-  var broadbandLeakage: Float = 0.05
   /// The bins the coherence is measured over (300 Hz … 8 kHz at 48 kHz).
   var lowBin: Int { 3 }
   var highBin: Int { 86 }
+  /// Per band: this block's error (or mic) power above the noise, and echo estimate's power.
   var bandE: [Double]
   var bandY: [Double]
-  var meanE: [Double]
-  var meanY: [Double]
-  /// The spread term's regression and its factor.
-  var spreadCovariance = 0.0
-  var spreadVariance = 1e-12
-  var spreadLeakage: Float = 0
   /// The smoothed mic power and its running minimum (the noise floor).
   var smoothedMic: [Float]
   var noiseFloor: [Float]
@@ -83,8 +78,6 @@ struct ResidualEchoSuppressor {
     self.bins = bins
     self.settings = settings
     bandOf = (0..<bins).map { Self.band($0) }
-    covariance = [Double](repeating: 0, count: Self.bandCount)
-    variance = [Double](repeating: 0, count: Self.bandCount)
     leakage = [Float](repeating: 0.05, count: Self.bandCount)
     pathGain = [Float](repeating: 0, count: Self.bandCount)
     pathGainBlocks = [UInt8](repeating: 0, count: Self.bandCount)
@@ -104,8 +97,9 @@ struct ResidualEchoSuppressor {
   var retainedBytes: Int {
     4
       * (smoothedMic.count + noiseFloor.count + gains.count + stretchMinima.count
-        + currentMinimum.count + voiceFloor.count + pathGain.count)
-      + 8 * (16 + bandR.count) + bandOf.count + pathGainBlocks.count
+        + currentMinimum.count + voiceFloor.count + pathGain.count + leakage.count)
+      + 8 * (meanE.count + meanY.count + bandE.count + bandY.count + bandR.count) + bandOf.count
+      + pathGainBlocks.count
   }
 
   /// The band of bin `k`: 8 bands, each twice as wide as the one below from bin 2 up.
@@ -161,12 +155,10 @@ struct ResidualEchoSuppressor {
     let (er, ei, yr, yi, mr, mi) = (slot(1), slot(2), slot(3), slot(4), slot(5), slot(6))
     let se = slot(7)
     let sy = slot(8)
-    let spread = slot(9)
     trackPowers(
       error: (er, ei), echo: (yr, yi), mic: (mr, mi), errorPower: se, echoPower: sy)
     let residual = slot(10)
-    let (near, noiseSum) = estimateResidual(
-      errorPower: se, echoPower: sy, spread: spread, into: residual)
+    let (near, noiseSum) = estimateResidual(errorPower: se, echoPower: sy, into: residual)
     if farActive {
       learnLeakage(
         near: near, noise: noiseSum, echo: (yr, yi), mic: (mr, mi), errorPower: se,
@@ -249,31 +241,21 @@ struct ResidualEchoSuppressor {
   }
 
   /// The residual echo each bin may hold (into `residual`): the bands' leakage of the echo
-  /// estimate and of its spread over ±8 bins; sets ``nearEnd`` (the ducking detector's test)
+  /// estimate; sets ``nearEnd`` (the ducking detector's test)
   /// and returns whether the error outweighs residual and noise (the near end's presence) and
   /// the noise floor's sum.
   mutating func estimateResidual(
     errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
-    spread: UnsafeMutablePointer<Float>, into residual: UnsafeMutablePointer<Float>
+    into residual: UnsafeMutablePointer<Float>
   ) -> (near: Bool, noise: Float) {
     let n = bins
-    // The estimate spread over ±8 bins (a running sum).
-    var run: Float = 0
-    for k in 0..<min(8, n) { run += sy[k] }
-    for k in 0..<n {
-      if k + 8 < n { run += sy[k + 8] }
-      if k - 9 >= 0 { run -= sy[k - 9] }
-      spread[k] = run / 17
-    }
     // The residual estimate and the near end's presence.
     var seSum: Float = 0
     var residualSum: Float = 0
     var noiseSum: Float = 0
-    let (leakage, spreadLeakage, noiseFloor, bandOf) = (leakage, spreadLeakage, noiseFloor, bandOf)
+    let (leakage, noiseFloor, bandOf) = (leakage, noiseFloor, bandOf)
     for k in 0..<n {
-      // The estimate: the band's leakage of this block's echo estimate, and of the recent
-      // estimates spread over time (the tail beyond the filter).
-      residual[k] = leakage[Int(bandOf[k])] * sy[k] + spreadLeakage * spread[k]
+      residual[k] = leakage[Int(bandOf[k])] * sy[k]
       seSum += se[k]
       residualSum += residual[k]
       noiseSum += noiseFloor[k]
@@ -338,17 +320,15 @@ struct ResidualEchoSuppressor {
         bandE[b] += Double(max(0, se[k] - noiseFloor[k]))
         bandY[b] += Double(sy[k])
       }
-      var totalE = 0.0
-      var totalY = 0.0
+      // A ratio of running means, not a running mean of each block's ratio: the blocks
+      // where the echo is loud, which the gains must get right, weigh the most; a quiet
+      // block's ratio (the error there mostly the room's tail and noise) was often 10 times
+      // the loud blocks', and held the talker down in double talk.
+      let rate = Self.leakageRate
       for b in 0..<Self.bandCount {
-        totalE += bandE[b]
-        totalY += bandY[b]
-      }
-      let ratio = Float(min(1, max(0.0005, totalE / max(totalY, 1e-30))))
-      broadbandLeakage = 0.8 * broadbandLeakage + 0.2 * ratio
-      for b in 0..<Self.bandCount where bandY[b] > 1e-12 {
-        let ratio = Float(min(1, max(0.0005, bandE[b] / bandY[b])))
-        Self.follow(&leakage[b], ratio)
+        meanE[b] += rate * (bandE[b] - meanE[b])
+        meanY[b] += rate * (bandY[b] - meanY[b])
+        if meanY[b] > 1e-12 { leakage[b] = Float(min(1, max(0.0005, meanE[b] / meanY[b]))) }
       }
     }
   }
