@@ -47,7 +47,8 @@ enum EchoBench {
     let pesqWorks = pesqAvailable()
     let table = Table(columns: [
       ("scene", 22), ("canceller", 9), ("ERLE dB", 11), ("perfect", 11), ("conv s", 9),
-      ("DT SI-SDR", 9), ("DT echo", 7), ("PESQ", 4), ("alone", 6), ("whole", 6), ("lag", 4),
+      ("DT SI-SDR", 9), ("DT echo", 7), ("PESQ", 4), ("perfect", 7), ("alone", 6), ("whole", 6),
+      ("lag", 4),
       ("µs/10ms", 7), ("Swift", 7),
     ])
     table.start(
@@ -55,7 +56,8 @@ enum EchoBench {
         + " over it 6-9 s and 14-17 s, the echo path changed at 11 s). ERLE where the app plays"
         + " alone, before / after the change; perfect: mic minus the true echo; conv: seconds"
         + " to 20 dB from the start / the change; DT: the talker in double talk (SI-SDR dB, echo"
-        + " reduction dB, PESQ-WB" + (pesqWorks ? ")" : ": n/a, pip install pesq)")
+        + " reduction dB, PESQ-WB" + (pesqWorks ? "" : ": n/a, pip install pesq")
+        + ", and a perfect canceller's PESQ-WB: the talker with the room's noise)"
         + "; alone: the talker alone against the mic, whole: the capture against the mic (SI-SDR"
         + " dB); lag: the canceller's own delay in frames, found where the talker speaks alone"
         + " and taken off before measuring; CPU per 10 ms of audio (the least of three runs),"
@@ -63,6 +65,11 @@ enum EchoBench {
     let tmp = (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/pcm-mix-bench-echo"
     mkdir(tmp, 0o755)
     for scene in scenes {
+      // PESQ-WB's ceiling on the scene: a perfect canceller's output (the talker and the
+      // room's noise, the mic without its echo) against the clean talker.
+      let ceiling =
+        pesqWorks && !scene.headphones
+        ? doubleTalkPESQ(scene, zip(scene.talker, scene.noise).map(+), folder: tmp) : nil
       for canceller in cancellers where report.wants(section: section, row: canceller) {
         guard let row = measure(scene, canceller, pesq: pesqWorks ? tmp : nil) else {
           table.row([scene.name, canceller, "failed"])
@@ -76,7 +83,8 @@ enum EchoBench {
           scene.name, canceller, fixed(m.erleBefore, 1) + "/" + fixed(m.erleAfter, 1),
           fixed(m.perfectBefore, 1) + "/" + fixed(m.perfectAfter, 1), conv.joined(separator: "/"),
           fixed(m.doubleTalkSISDR, 1), fixed(m.doubleTalkEchoReduction, 1),
-          row.pesq.map { fixed($0, 2) } ?? "n/a", fixed(min(m.talkerAloneSISDR, 99), 1),
+          row.pesq.map { fixed($0, 2) } ?? "n/a", ceiling.map { fixed($0, 2) } ?? "n/a",
+          fixed(min(m.talkerAloneSISDR, 99), 1),
           fixed(min(m.wholeSISDR, 99), 1), "\(row.lag)", fixed(row.cost, 1),
           canceller == "ours" ? row.swiftCost.map { fixed($0, 1) } ?? "differs" : "-",
         ])
@@ -90,6 +98,7 @@ enum EchoBench {
         report.record(section, name, "dt_si_sdr", m.doubleTalkSISDR, "dB")
         report.record(section, name, "dt_echo_reduction", m.doubleTalkEchoReduction, "dB")
         report.record(section, name, "pesq_wb", row.pesq ?? .nan, "MOS")
+        report.record(section, name, "pesq_wb_perfect", ceiling ?? .nan, "MOS")
         report.record(section, name, "alone_si_sdr", m.talkerAloneSISDR, "dB")
         report.record(section, name, "whole_si_sdr", m.wholeSISDR, "dB")
         report.record(section, name, "talker_level", m.talkerLevel, "dB")
