@@ -10,7 +10,8 @@
 /// the echo's whole power, from the reference's power spread along the echo path (see
 /// ``EchoCanceller/pathProfile``) times the path's gain, learnt per band. It does not rest on
 /// the filter, so it covers what the filter has not learnt yet (a note of music it has not
-/// heard, an echo path that just changed). Gains fall at once and rise over two blocks. Comfort noise at the mic's
+/// heard, an echo path that just changed). A third counts where the app's power has explained
+/// the mic for 0.2 s: what that estimate holds beyond the filter's, three times over. Gains fall at once and rise over two blocks. Comfort noise at the mic's
 /// noise floor (minimum statistics) fills what was taken out.
 struct ResidualEchoSuppressor {
   let bins: Int
@@ -38,6 +39,11 @@ struct ResidualEchoSuppressor {
   var bandR: [Double]
   /// The last block's coherence of mic and echo estimate (see ``shapes(echo:mic:echoPower:)``).
   var lastCoherence: Float = 0
+  /// The last block's share of the mic the app's power does not explain
+  /// (``unexplainedShare(mic:reference:bypass:)``), and the blocks with the app playing since
+  /// it last held a voice's share.
+  var lastShare: Float = 1
+  var shareQuiet = 0
   /// Blocks since the last sign of a near-end voice.
   var voiceQuiet = 0
   /// Whether the last block's error held more than the residual echo and the noise explain: a
@@ -173,7 +179,8 @@ struct ResidualEchoSuppressor {
           > Self.voiceShare
     }
     applyGains(
-      to: (er, ei), errorPower: se, residual: residual, reference: reference, bypass: bypass)
+      to: (er, ei), errorPower: se, echoPower: sy, residual: residual, reference: reference,
+      farActive: farActive, bypass: bypass)
     fft.inverse(re: er, im: ei, output: time)
     for i in 0..<h {
       output[i] = tail[i] + time[i] * window[i]
@@ -296,9 +303,10 @@ struct ResidualEchoSuppressor {
     // last 200 ms (the gaps between words count as the voice's).
     let voice = (coherence < 0.6 || micSum > 2 * echoSum) && micSum > echoSum + 16 * noiseSum
     voiceQuiet = voice ? 0 : voiceQuiet + 1
+    lastShare = unexplainedShare(mic: mic, reference: reference, bypass: bypass)
+    shareQuiet = lastShare > Self.voiceShare ? 0 : shareQuiet + 1
     nearEnd =
-      nearEnd && partsFromEcho(coherence, micSum, echoSum, noiseSum)
-      && unexplainedShare(mic: mic, reference: reference, bypass: bypass) > Self.voiceShare
+      nearEnd && partsFromEcho(coherence, micSum, echoSum, noiseSum) && lastShare > Self.voiceShare
     // Shapes that agree well after 200 ms without a voice; less well (an echo path that
     // changed, a loudspeaker that distorts) after 500 ms.
     let threshold: Float = voiceQuiet > 94 ? 0.75 : voiceQuiet > 37 ? 0.9 : 2
@@ -431,8 +439,9 @@ struct ResidualEchoSuppressor {
   /// is turned down.
   mutating func applyGains(
     to error: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
-    errorPower se: UnsafeMutablePointer<Float>, residual: UnsafeMutablePointer<Float>,
-    reference: UnsafePointer<Float>, bypass: Bool
+    errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
+    residual: UnsafeMutablePointer<Float>, reference: UnsafePointer<Float>, farActive: Bool,
+    bypass: Bool
   ) {
     let n = bins
     let (er, ei) = error
@@ -444,6 +453,11 @@ struct ResidualEchoSuppressor {
     // The second estimate, a tenth of the path's gain times the spread reference, only where
     // the mic is surely the echo alone (the shapes agree).
     let echoOnly = min(1, max(0, (lastCoherence - 0.9) / 0.08))
+    // The third, where the app's power has explained the mic for 40 blocks (0.2 s, so not in
+    // the gaps between a talker's words): the echo the path's gain predicts that the filter's
+    // estimate does not hold (notes the filter has not learnt), three times over, in full
+    // where the unexplained share is under 0.1.
+    let unlearnt = farActive && shareQuiet > 40 ? 3 * min(1, max(0, (0.3 - lastShare) / 0.2)) : 0
     let floor: Float = 0.0316
     let on = settings.suppression > 0 && !bypass
     let comfort = on && settings.comfortNoise
@@ -454,7 +468,8 @@ struct ResidualEchoSuppressor {
       for k in 0..<n {
         var g: Float = 1
         if on && se[k] > 0 {
-          let r = max(residual[k], echoOnly * (0.1 * pathGain[Int(bandOf[k])] * reference[k]))
+          let path = pathGain[Int(bandOf[k])] * reference[k]
+          let r = max(residual[k], 0.1 * echoOnly * path, unlearnt * max(0, path - sy[k]))
           g = max(floor, 1 - overdrive * r / se[k])
           // Fall at once, rise over two blocks.
           if g > gains[k] { g = 0.5 * (g + gains[k]) }
