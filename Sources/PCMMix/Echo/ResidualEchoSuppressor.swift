@@ -11,8 +11,9 @@
 /// ``EchoCanceller/pathProfile``) times the path's gain, learnt per band. It does not rest on
 /// the filter, so it covers what the filter has not learnt yet (a note of music it has not
 /// heard, an echo path that just changed). A third counts where the app's power has explained
-/// the mic for 0.2 s: what that estimate holds beyond the filter's, three times over. Gains fall at once and rise over two blocks. Comfort noise at the mic's
-/// noise floor (minimum statistics) fills what was taken out.
+/// the mic for 0.2 s: what that estimate holds beyond the filter's, three times over. Gains fall
+/// at once and rise over two blocks. Comfort noise at the mic's noise floor (minimum statistics)
+/// fills what was taken out.
 struct ResidualEchoSuppressor {
   let bins: Int
   let settings: EchoCancellation
@@ -248,9 +249,8 @@ struct ResidualEchoSuppressor {
   }
 
   /// The residual echo each bin may hold (into `residual`): the bands' leakage of the echo
-  /// estimate; sets ``nearEnd`` (the ducking detector's test)
-  /// and returns whether the error outweighs residual and noise (the near end's presence) and
-  /// the noise floor's sum.
+  /// estimate. Sets ``nearEnd`` (the ducking detector's test) and returns whether the error
+  /// outweighs residual and noise (the near end's presence) and the noise floor's sum.
   mutating func estimateResidual(
     errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
     into residual: UnsafeMutablePointer<Float>
