@@ -37,6 +37,8 @@ test-fast: bootstrap
 bench: bootstrap
 	@command -v sox >/dev/null 2>&1 || scripts/bootstrap.sh sox
 	@command -v ffmpeg >/dev/null 2>&1 || scripts/bootstrap.sh ffmpeg
+	@python3 -c "import numpy, scipy, soundfile, pesq" 2>/dev/null \
+	  || python3 -m pip install -q numpy scipy soundfile pesq
 	$(SWIFT) build -c release
 	$(SWIFT) run -c release --skip-build pcm-mix-bench --json .build/bench.json $(ARGS)
 	@if [ -z "$(ARGS)" ]; then python3 scripts/results.py .build/bench.json > Benchmarks/RESULTS.md \
