@@ -55,7 +55,8 @@ enum EchoBench {
       "Echo cancellation, 20 s scenes at 48 kHz (speech or music through a loudspeaker, a talker"
         + " over it 6-9 s and 14-17 s, the echo path changed at 11 s). ERLE where the app plays"
         + " alone, before / after the change; perfect: mic minus the true echo; conv: seconds"
-        + " to 20 dB from the start / the change; DT: the talker in double talk (SI-SDR dB, echo"
+        + " to 20 dB (or within 3 dB of perfect where the noise holds it under 23) from the"
+        + " start / the change; DT: the talker in double talk (SI-SDR dB, echo"
         + " reduction dB, PESQ-WB" + (pesqWorks ? "" : ": n/a, pip install pesq")
         + ", and a perfect canceller's PESQ-WB: the talker with the room's noise)"
         + "; alone: the talker alone against the mic, whole: the capture against the mic (SI-SDR"

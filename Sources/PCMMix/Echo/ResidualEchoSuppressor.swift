@@ -10,19 +10,24 @@
 /// the echo's whole power, from the reference's power spread along the echo path (see
 /// ``EchoCanceller/pathProfile``) times the path's gain, learnt per band. It does not rest on
 /// the filter, so it covers what the filter has not learnt yet (a note of music it has not
-/// heard, an echo path that just changed). A third counts where the app's power has explained
-/// the mic for 0.2 s: what that estimate holds beyond the filter's, three times over. Gains fall
-/// at once and rise over two blocks. Comfort noise at the mic's noise floor (minimum statistics)
-/// fills what was taken out.
+/// heard, an echo path that just changed). Where the app's power has explained the mic in all
+/// but a fifth of the last 0.2 s or so, three more count: what that estimate holds beyond the
+/// filter's, three times over; the error up to the filter's estimate where the two have one
+/// shape (the filter is wrong there, the path having changed); and the whole error in the bins
+/// where the app's power has just risen (a note's onset). Gains fall at once and rise over two
+/// blocks. Comfort noise at the mic's noise floor (minimum statistics) fills what was taken
+/// out.
 struct ResidualEchoSuppressor {
   let bins: Int
   let settings: EchoCancellation
   static let bandCount = 8
   /// The comfort noise's level over the noise floor: the floor is a running minimum of the
   /// smoothed power, about 9 dB under the noise's mean, and the generator's uniform values carry
-  /// two thirds of their square. Measured on the echo scenes' white room noise (−61 dBFS): at
-  /// 1 the output sat 4.6 dB under the mic's noise where the app plays alone; at 8, within 2 dB.
-  static let comfortScale: Float = 8
+  /// two thirds of their square. Measured on the echo scenes' white room noise (−61 dBFS),
+  /// where the app plays alone: at 1 the output sat 4.6 dB under the mic's noise; at 8, 2.7 dB
+  /// under once the echo's onsets were taken out too (3-6 s, speech 30 ms rt02); at 13, from
+  /// 1.2 dB under (3-6 s) to 0.9 dB over (12.5-14 s) on speech and music.
+  static let comfortScale: Float = 13
   /// Each bin's band (``band(_:)``), looked up in the per-bin loops.
   let bandOf: [UInt8]
   /// Per band: the leakage, the error's power above the noise over the echo estimate's, and
@@ -41,10 +46,14 @@ struct ResidualEchoSuppressor {
   /// The last block's coherence of mic and echo estimate (see ``shapes(echo:mic:echoPower:)``).
   var lastCoherence: Float = 0
   /// The last block's share of the mic the app's power does not explain
-  /// (``unexplainedShare(mic:reference:bypass:)``), and the blocks with the app playing since
-  /// it last held a voice's share.
+  /// (``unexplainedShare(mic:reference:bypass:)``), and how often blocks have held a voice's
+  /// share lately: a running mean of 0 or 1 over about 40 blocks (0.2 s), from 1.
   var lastShare: Float = 1
-  var shareQuiet = 0
+  var voiceRate: Float = 1
+  /// Per bin: the spread reference's smoothed power, and the blocks left of its onset mark
+  /// (``markOnsets(reference:)``).
+  var refSmooth: [Float]
+  var onsetHold: [UInt8]
   /// Blocks since the last sign of a near-end voice.
   var voiceQuiet = 0
   /// Whether the last block's error held more than the residual echo and the noise explain: a
@@ -99,14 +108,17 @@ struct ResidualEchoSuppressor {
     currentMinimum = [Float](repeating: .greatestFiniteMagnitude, count: bins)
     voiceFloor = [Float](repeating: 1, count: bins)
     gains = [Float](repeating: 1, count: bins)
+    refSmooth = [Float](repeating: 0, count: bins)
+    onsetHold = [UInt8](repeating: 0, count: bins)
   }
 
   var retainedBytes: Int {
     4
       * (smoothedMic.count + noiseFloor.count + gains.count + stretchMinima.count
-        + currentMinimum.count + voiceFloor.count + pathGain.count + leakage.count)
+        + currentMinimum.count + voiceFloor.count + pathGain.count + leakage.count
+        + refSmooth.count)
       + 8 * (meanE.count + meanY.count + bandE.count + bandY.count + bandR.count) + bandOf.count
-      + pathGainBlocks.count
+      + pathGainBlocks.count + onsetHold.count
   }
 
   /// The band of bin `k`: 8 bands, each twice as wide as the one below from bin 2 up.
@@ -304,7 +316,7 @@ struct ResidualEchoSuppressor {
     let voice = (coherence < 0.6 || micSum > 2 * echoSum) && micSum > echoSum + 16 * noiseSum
     voiceQuiet = voice ? 0 : voiceQuiet + 1
     lastShare = unexplainedShare(mic: mic, reference: reference, bypass: bypass)
-    shareQuiet = lastShare > Self.voiceShare ? 0 : shareQuiet + 1
+    voiceRate += 0.025 * ((lastShare > Self.voiceShare ? 1 : 0) - voiceRate)
     nearEnd =
       nearEnd && partsFromEcho(coherence, micSum, echoSum, noiseSum) && lastShare > Self.voiceShare
     // Shapes that agree well after 200 ms without a voice; less well (an echo path that
@@ -435,6 +447,23 @@ struct ResidualEchoSuppressor {
     coherence < 0.6 && micSum > echoSum + 16 * noiseSum
   }
 
+  /// Marks the bins whose spread reference has just risen to 4 times its smoothed value (rate
+  /// 0.3), and keeps the mark for 8 blocks (43 ms).
+  mutating func markOnsets(reference: UnsafePointer<Float>) {
+    refSmooth.withUnsafeMutableBufferPointer { smooth in
+      onsetHold.withUnsafeMutableBufferPointer { hold in
+        for k in 0..<bins {
+          if reference[k] > 4 * smooth[k] && reference[k] > 1e-12 {
+            hold[k] = 8
+          } else if hold[k] > 0 {
+            hold[k] -= 1
+          }
+          smooth[k] += 0.3 * (reference[k] - smooth[k])
+        }
+      }
+    }
+  }
+
   /// The suppression gains applied to the error spectrum in place, with comfort noise where it
   /// is turned down.
   mutating func applyGains(
@@ -453,23 +482,38 @@ struct ResidualEchoSuppressor {
     // The second estimate, a tenth of the path's gain times the spread reference, only where
     // the mic is surely the echo alone (the shapes agree).
     let echoOnly = min(1, max(0, (lastCoherence - 0.9) / 0.08))
-    // The third, where the app's power has explained the mic for 40 blocks (0.2 s, so not in
-    // the gaps between a talker's words): the echo the path's gain predicts that the filter's
-    // estimate does not hold (notes the filter has not learnt), three times over, in full
-    // where the unexplained share is under 0.1.
-    let unlearnt = farActive && shareQuiet > 40 ? 3 * min(1, max(0, (0.3 - lastShare) / 0.2)) : 0
+    // The third, where the app's power has explained the mic in all but a fifth of the recent
+    // blocks (so not in the gaps between a talker's words, where it is a voice half the time or
+    // more; a music onset now and then does not close it): the echo the path's gain predicts
+    // that the filter's estimate does not hold (notes the filter has not learnt), three times
+    // over.
+    let explained = farActive && voiceRate < 0.2
+    let unlearnt: Float = explained ? 3 : 0
+    // The fourth, where the app has explained the mic lately and the mic has the estimate's
+    // shape: the error itself, up to the estimate. There the filter is wrong, not a voice
+    // present: a note heard last before the echo path changed, whose estimate has the old
+    // path's phase, leaves an error as loud as the echo.
+    let misadjusted: Float = farActive && voiceRate < 0.3 && lastCoherence > 0.88 ? 1 : 0
+    // And in the bins where the app's power has just risen (4 times its recent mean, in the
+    // last 8 blocks) the whole error, while the app explains the mic: the onset of a note
+    // that neither the filter nor the path's gain per band can know yet (the room's gain at
+    // one frequency is often 10 dB off its band's).
+    markOnsets(reference: reference)
     let floor: Float = 0.0316
     let on = settings.suppression > 0 && !bypass
     let comfort = on && settings.comfortNoise
     var state = noiseState
     defer { noiseState = state }
-    let (pathGain, noiseFloor, bandOf) = (pathGain, noiseFloor, bandOf)
+    let (pathGain, noiseFloor, bandOf, onsetHold) = (pathGain, noiseFloor, bandOf, onsetHold)
     gains.withUnsafeMutableBufferPointer { gains in
       for k in 0..<n {
         var g: Float = 1
         if on && se[k] > 0 {
           let path = pathGain[Int(bandOf[k])] * reference[k]
-          let r = max(residual[k], 0.1 * echoOnly * path, unlearnt * max(0, path - sy[k]))
+          let onset: Float = explained && onsetHold[k] > 0 ? se[k] : 0
+          let r = max(
+            residual[k], 0.1 * echoOnly * path, unlearnt * max(0, path - sy[k]),
+            misadjusted * min(se[k], sy[k]), onset)
           g = max(floor, 1 - overdrive * r / se[k])
           // Fall at once, rise over two blocks.
           if g > gains[k] { g = 0.5 * (g + gains[k]) }
