@@ -63,7 +63,9 @@ enum EchoBench {
         + " dB); lag: the canceller's own delay in frames, found where the talker speaks alone"
         + " and taken off before measuring; CPU per 10 ms of audio (the least of three runs),"
         + " and ours with the Swift kernels instead of the C ones (the same bits)")
-    let tmp = (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/pcm-mix-bench-echo"
+    // One folder per process: two benches at once wrote each other's PESQ inputs.
+    let tmp =
+      (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/pcm-mix-bench-echo-\(getpid())"
     mkdir(tmp, 0o755)
     for scene in scenes {
       // PESQ-WB's ceiling on the scene: a perfect canceller's output (the talker and the
@@ -110,6 +112,7 @@ enum EchoBench {
         report.record(section, name, "lag", Double(row.lag), "frames")
       }
     }
+    _ = system("rm -rf '\(tmp)'")
     if report.wants(section: section, row: "pipeline") {
       pipelineCost(options, report: report, allocCounterWorks: allocCounterWorks)
     }
