@@ -191,6 +191,7 @@ struct ResidualEchoSuppressor {
         && unexplainedShare(mic: (mr, mi), reference: reference, bypass: bypass)
           > Self.voiceShare
     }
+    markOnsets(reference: reference)
     applyGains(
       to: (er, ei), errorPower: se, echoPower: sy, residual: residual, reference: reference,
       farActive: farActive, bypass: bypass)
@@ -497,8 +498,7 @@ struct ResidualEchoSuppressor {
     // And in the bins where the app's power has just risen (4 times its recent mean, in the
     // last 8 blocks) the whole error, while the app explains the mic: the onset of a note
     // that neither the filter nor the path's gain per band can know yet (the room's gain at
-    // one frequency is often 10 dB off its band's).
-    markOnsets(reference: reference)
+    // one frequency is often 10 dB off its band's; marked by ``markOnsets(reference:)``).
     let floor: Float = 0.0316
     let on = settings.suppression > 0 && !bypass
     let comfort = on && settings.comfortNoise
