@@ -83,6 +83,8 @@ package struct EchoCanceller {
   /// falling 1 dB a block. The suppressor's second residual estimate takes the reference's
   /// power through it; it does not depend on what the filter has learnt.
   var pathProfile: [Float]
+  /// The partition of the direct path in ``pathProfile`` (its largest weight).
+  var directPartition = 0
   /// Whether the last output block (``latency`` behind the input) holds a near-end voice: what
   /// is left of the mic after the echo is more than the residual echo and the noise explain.
   /// (Only while ``detectsVoice``.)
@@ -233,9 +235,10 @@ package struct EchoCanceller {
         error: Double(min(mainE, shadowE)))
       // The reference's power in each bin as the echo path spreads it (slot 19).
       spreadReference(into: slot(19))
+      if suppressor.tracksVoice { directReference(into: slot(9)) }
       // 5. The suppressor on two-block frames of error, echo estimate and mic; overlap-add.
       suppressor.process(
-        reference: slot(19), error: errorNow, errorPrev: &errorPrev, echo: echoNow,
+        reference: slot(19), direct: slot(9), error: errorNow, errorPrev: &errorPrev, echo: echoNow,
         echoPrev: &echoPrev,
         mic: mic, micPrev: micPrev, window: window, fft: fft, scratch: slot,
         farActive: farActive, tail: &tail, output: output, bypass: bypassed,
@@ -304,6 +307,7 @@ package struct EchoCanceller {
   /// half the partitions: ``spreadReference(into:)`` skips them).
   mutating func shapePathProfile(lag: Int) {
     let first = max(0, min(partitions - 1, (lag - delay * hop) / hop))
+    directPartition = first
     var level: Float = 1
     var total: Float = 0
     for part in 0..<partitions {
@@ -328,6 +332,21 @@ package struct EchoCanceller {
       for part in 0..<partitions where pathProfile[part] > 0 {
         let x = sp.baseAddress! + spectrumSlot(part) * 2 * n
         kernels.powerAdd(x, x + n, n, pathProfile[part], out)
+      }
+    }
+  }
+
+  /// The reference's power in each bin at the direct path: the larger of the partition of
+  /// ``directPartition`` and the one before it, into `out`. Where a note has just begun it is
+  /// what the mic hears at once, while ``spreadReference(into:)``, the power spread over the
+  /// path's tail, holds a fifth of it.
+  func directReference(into out: UnsafeMutablePointer<Float>) {
+    let n = bins
+    out.update(repeating: 0, count: n)
+    spectra.withUnsafeBufferPointer { sp in
+      for part in max(0, directPartition - 1)...directPartition {
+        let x = sp.baseAddress! + spectrumSlot(part) * 2 * n
+        for k in 0..<n { out[k] = max(out[k], x[k] * x[k] + x[n + k] * x[n + k]) }
       }
     }
   }
