@@ -60,6 +60,8 @@ public struct EchoScene: Sendable {
   public static let doubleTalk: [ClosedRange<Double>] = [6...9, 14...17]
   /// The talker alone.
   public static let talkerAlone: ClosedRange<Double> = 17...19
+  /// Where the talker speaks, double talk and alone, joined where they touch.
+  public static let talkSpans: [ClosedRange<Double>] = [6...9, 14...19]
 
   /// Every scene of the matrix: speech and music, 30 and 120 ms output latency, RT60 0.2 and
   /// 0.5 s, with and without the loudspeaker's clipping; then headphones with each content.
@@ -558,6 +560,11 @@ public struct DuckingMetrics: Sendable {
   /// For each onset after ≥ 300 ms of silence: milliseconds until the gain is −6 dB or lower
   /// (`nil`: not within 400 ms).
   public var onsets: [Double?]
+  /// How often the app came back up while the talker was mid-sentence: within each talk span
+  /// (the script's double-talk and talk-alone spans, joined where they touch), from the
+  /// talker's first active frame to the last, the times the gain rose from −6 dB or lower to
+  /// above it. A ducker that lets go in the gaps between words pumps.
+  public var pumps: Int
   /// Every 20 ms frame in order: the app stem's gain (dB; `nil` where the app is silent) and
   /// whether the talker speaks in it.
   public var frames: [(gainDB: Double?, talking: Bool)]
@@ -611,6 +618,22 @@ public struct DuckingMetrics: Sendable {
     }
     self.onsets = onsets
     frames = (0..<count).map { (gains[$0], active[$0]) }
+    var pumps = 0
+    for span in EchoScene.talkSpans {
+      let inSpan = (0..<count).filter { span.contains(Double($0) / 50) && active[$0] }
+      guard let first = inSpan.first, let last = inSpan.last else { continue }
+      var down = false
+      for f in first...last {
+        guard let g = gains[f] else { continue }
+        if g <= -6 {
+          down = true
+        } else if down {
+          pumps += 1
+          down = false
+        }
+      }
+    }
+    self.pumps = pumps
   }
 
   /// The value at fraction `q` of sorted `x`.

@@ -23,7 +23,7 @@ enum DuckingBench {
     if options.scale < 1 { scenes = Array(scenes.prefix(2)) + scenes.suffix(1) }
     let table = Table(columns: [
       ("scene", 22), ("echo", 11), ("alone p50", 9), ("p5", 6), ("p5 away", 7), ("talk p50", 8),
-      ("onset ms", 8),
+      ("onset ms", 8), ("pumps", 5),
     ])
     table.start(
       "Ducking (depth 10 dB), the app stem's gain per 20 ms frame against the raw app, on the echo"
@@ -31,7 +31,8 @@ enum DuckingBench {
         + " alone: frames where only the app plays (median, 5th percentile, and 5th percentile"
         + " from 0.9 s after the talker, leaving out the ducker's hold and release); talk p50:"
         + " median while the talker speaks; onset: the slowest onset after 300 ms of silence to"
-        + " reach -6 dB (\"-\" if one does not within 400 ms). Targets: p50 >= -0.5, p5 >= -1.5,"
+        + " reach -6 dB (\"-\" if one does not within 400 ms); pumps: how often the app came back"
+        + " above -6 dB while the talker was mid-sentence. Targets: p50 >= -0.5, p5 >= -1.5,"
         + " talk p50 <= -8.5, onsets <= 100.")
     for scene in scenes {
       for mode in modes where report.wants(section: section, row: mode) {
@@ -52,10 +53,11 @@ enum DuckingBench {
         // Rounded to a tenth first, so that −0.04 reads 0.0.
         table.row(
           [scene.name, mode] + values.map { fixed(($0.1 * 10).rounded() / 10 + 0, 1) }
-            + [onset.map { fixed($0, 0) } ?? "-"])
+            + [onset.map { fixed($0, 0) } ?? "-", "\(m.pumps)"])
         let name = "\(scene.name)/\(mode)"
         for (metric, value) in values { report.record(section, name, metric, value, "dB") }
         report.record(section, name, "slowest_onset", onset ?? .infinity, "ms")
+        report.record(section, name, "pumps", Double(m.pumps), "")
       }
     }
   }
