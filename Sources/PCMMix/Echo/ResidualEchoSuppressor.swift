@@ -47,9 +47,14 @@ struct ResidualEchoSuppressor {
   var lastCoherence: Float = 0
   /// The last block's share of the mic the app's power does not explain
   /// (``unexplainedShare(mic:reference:direct:bypass:)``), and how often blocks have held a
-  /// voice's share lately: a running mean of 0 or 1 over about 40 blocks (0.2 s), from 1.
+  /// voice's share lately: a running mean of 0 or 1 over about 40 blocks (0.2 s). It moves only
+  /// once some band's path gain is learnt: before that the share is 1 for want of a gain, not
+  /// for a voice. It starts at 0.3, where neither of the gains' gates on it is open: a block
+  /// the app explains opens the one under 0.3, 16 such blocks the one under 0.2.
+  /// (From 1, and moved by the unlearnt share, it was still 0.55 at 1.5 s on speech 120 ms
+  /// RT60 0.5 s through a clipping loudspeaker, whose path gain was first learnt at 1.3 s.)
   var lastShare: Float = 1
-  var voiceRate: Float = 1
+  var voiceRate: Float = 0.3
   /// Per bin: the spread reference's smoothed power, and the blocks left of its onset mark
   /// (``markOnsets(reference:)``).
   var refSmooth: [Float]
@@ -320,7 +325,9 @@ struct ResidualEchoSuppressor {
     let voice = (coherence < 0.6 || micSum > 2 * echoSum) && micSum > echoSum + 16 * noiseSum
     voiceQuiet = voice ? 0 : voiceQuiet + 1
     lastShare = unexplainedShare(mic: mic, reference: reference, bypass: bypass)
-    voiceRate += 0.025 * ((lastShare > Self.voiceShare ? 1 : 0) - voiceRate)
+    if pathGainBlocks.contains(where: { $0 >= Self.learntBlocks }) {
+      voiceRate += 0.025 * ((lastShare > Self.voiceShare ? 1 : 0) - voiceRate)
+    }
     nearEnd =
       nearEnd && partsFromEcho(coherence, micSum, echoSum, noiseSum)
       && unexplainedShare(
@@ -427,6 +434,8 @@ struct ResidualEchoSuppressor {
   /// The least share of the mic's power that
   /// ``unexplainedShare(mic:reference:direct:bypass:)`` must leave for a voice.
   static let voiceShare: Float = 0.25
+  /// A band's ``pathGain`` counts once it has been learnt in this many blocks.
+  static let learntBlocks: UInt8 = 10
 
   /// For the ducking detector: the share of the mic's power above the noise that the app's own
   /// power, through the path's learnt gain per band (``pathGain``) with 1.8 dB to spare, does
@@ -452,7 +461,7 @@ struct ResidualEchoSuppressor {
     var total = 0.0
     var left = 0.0
     for b in 0..<Self.bandCount
-    where pathGainBlocks[b] >= 10 || bandR[b] < 1e-9 * (bandE[b] + 1e-30) {
+    where pathGainBlocks[b] >= Self.learntBlocks || bandR[b] < 1e-9 * (bandE[b] + 1e-30) {
       total += bandE[b]
       left += max(0, bandE[b] - 1.5 * Double(pathGain[b]) * bandR[b])
     }
