@@ -57,7 +57,7 @@ enum DuckingBench {
         let name = "\(scene.name)/\(mode)"
         for (metric, value) in values { report.record(section, name, metric, value, "dB") }
         report.record(section, name, "slowest_onset", onset ?? .infinity, "ms")
-        report.record(section, name, "pumps", Double(m.pumps), "")
+        report.record(section, name, "pumps", Double(m.pumps), "count")
       }
     }
   }
