@@ -12,6 +12,61 @@
 PCM_INLINE pcm_v4f ld4(const float *p) { return *(const pcm_v4f_u *)p; }
 PCM_INLINE void st4(float *p, pcm_v4f v) { *(pcm_v4f_u *)p = v; }
 
+// first_stages for eight groups at a time, when half/4 is a multiple of 8: the groups taken in
+// the order of r = rev[a] (0 … half/4 − 1: the low two bits of a are 0, so r < half/4), whose
+// four points z[r], z[r + half/2], z[r + half/4], z[r + 3·half/4] are eight in a row for eight
+// groups in a row; each group's four results stored at a = rev[r]. The same operations per
+// group as the loop below.
+PCM_INLINE void first_stages8(const float *z, float *re, float *im, long q, const int32_t *rev,
+                              float sign) {
+  const pcm_v8f vs = pcm_splat(sign), vn = pcm_splat(-sign);
+  for (long r = 0; r < q; r += 8) {
+    // Eight complex points from z + 2·(r + offset), split into real and imaginary parts.
+#define PCM_POINTS(name, offset)                                                        \
+  const pcm_v8f name##lo = pcm_load(z + 2 * (r + (offset))),                           \
+                name##hi = pcm_load(z + 2 * (r + (offset)) + 8);                       \
+  const pcm_v8f name##r =                                                               \
+      __builtin_shufflevector(name##lo, name##hi, 0, 2, 4, 6, 8, 10, 12, 14);           \
+  const pcm_v8f name##i = __builtin_shufflevector(name##lo, name##hi, 1, 3, 5, 7, 9, 11, 13, 15)
+    PCM_POINTS(p0, 0);
+    PCM_POINTS(p1, 2 * q);
+    PCM_POINTS(p2, q);
+    PCM_POINTS(p3, 3 * q);
+#undef PCM_POINTS
+    const pcm_v8f s0r = p0r + p1r, s0i = p0i + p1i;
+    const pcm_v8f d0r = p0r - p1r, d0i = p0i - p1i;
+    const pcm_v8f s1r = p2r + p3r, s1i = p2i + p3i;
+    const pcm_v8f d1r = p2r - p3r, d1i = p2i - p3i;
+    const pcm_v8f xr = vs * d1i, xi = vn * d1r;
+    // Per group (lane) its four results: (s0 + s1, d0 + x, s0 − s1, d0 − x).
+    const pcm_v8f r0 = s0r + s1r, r1 = d0r + xr, r2 = s0r - s1r, r3 = d0r - xr;
+    const pcm_v8f i0 = s0i + s1i, i1 = d0i + xi, i2 = s0i - s1i, i3 = d0i - xi;
+    // Transposed: lane j's four results in a row, two lanes to a vector.
+#define PCM_STORE_GROUPS(out, v0, v1, v2, v3)                                             \
+  do {                                                                                    \
+    const pcm_v8f t0 = __builtin_shufflevector(v0, v1, 0, 8, 1, 9, 4, 12, 5, 13);         \
+    const pcm_v8f t1 = __builtin_shufflevector(v0, v1, 2, 10, 3, 11, 6, 14, 7, 15);       \
+    const pcm_v8f t2 = __builtin_shufflevector(v2, v3, 0, 8, 1, 9, 4, 12, 5, 13);         \
+    const pcm_v8f t3 = __builtin_shufflevector(v2, v3, 2, 10, 3, 11, 6, 14, 7, 15);       \
+    const pcm_v8f u01 = __builtin_shufflevector(t0, t2, 0, 1, 8, 9, 2, 3, 10, 11);        \
+    const pcm_v8f u45 = __builtin_shufflevector(t0, t2, 4, 5, 12, 13, 6, 7, 14, 15);      \
+    const pcm_v8f u23 = __builtin_shufflevector(t1, t3, 0, 1, 8, 9, 2, 3, 10, 11);        \
+    const pcm_v8f u67 = __builtin_shufflevector(t1, t3, 4, 5, 12, 13, 6, 7, 14, 15);      \
+    st4(out + rev[r + 0], __builtin_shufflevector(u01, u01, 0, 1, 2, 3));                 \
+    st4(out + rev[r + 1], __builtin_shufflevector(u01, u01, 4, 5, 6, 7));                 \
+    st4(out + rev[r + 2], __builtin_shufflevector(u23, u23, 0, 1, 2, 3));                 \
+    st4(out + rev[r + 3], __builtin_shufflevector(u23, u23, 4, 5, 6, 7));                 \
+    st4(out + rev[r + 4], __builtin_shufflevector(u45, u45, 0, 1, 2, 3));                 \
+    st4(out + rev[r + 5], __builtin_shufflevector(u45, u45, 4, 5, 6, 7));                 \
+    st4(out + rev[r + 6], __builtin_shufflevector(u67, u67, 0, 1, 2, 3));                 \
+    st4(out + rev[r + 7], __builtin_shufflevector(u67, u67, 4, 5, 6, 7));                 \
+  } while (0)
+    PCM_STORE_GROUPS(re, r0, r1, r2, r3);
+    PCM_STORE_GROUPS(im, i0, i1, i2, i3);
+#undef PCM_STORE_GROUPS
+  }
+}
+
 // Sizes 2 (twiddle 1) and 4 (twiddles 1 and -i, +i inverse) of each group of four points, the
 // points read from `z` (interleaved real and imaginary parts, natural order) at their
 // bit-reversed places: the group at a holds rev[a] + {0, half/2, half/4, 3·half/4}.
@@ -32,6 +87,10 @@ PCM_INLINE void first_stages(const float *z, float *re, float *im, long half,
     return;
   }
   const long q = half / 4;
+  if (q % 8 == 0) {
+    first_stages8(z, re, im, q, rev, sign);
+    return;
+  }
   for (long a = 0; a < half; a += 4) {
     const float *p0 = z + 2 * rev[a], *p1 = p0 + 4 * q, *p2 = p0 + 2 * q, *p3 = p0 + 6 * q;
     const float s0r = p0[0] + p1[0], s0i = p0[1] + p1[1];
