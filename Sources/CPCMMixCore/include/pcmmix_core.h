@@ -102,26 +102,48 @@ void pcmmix_core_rfft_inverse(float *re, float *im, float *output, long half,
 
 // MARK: - Echo canceller
 
-/// One partition of two filters' echo estimates from the same reference spectrum X, per bin:
-/// Y += W·X and Z += V·X; and power += p·|X|² (a Kalman denominator's sum). X is read once.
-void pcmmix_core_echo_predict2(const float *wr, const float *wi, const float *vr,
-                               const float *vi, const float *xr, const float *xi, const float *p,
-                               long bins, float *yr, float *yi, float *zr, float *zi,
-                               float *power);
+/// All partitions of both filters' echo estimates at once, per bin: Y = Σ W·X, Z = Σ V·X and
+/// power = Σ p·|X|² over partitions 0 … P−1 (filters `w`, `v` of 2·bins floats a partition, re
+/// then im; `p` of bins floats a partition), partition j's X in `ring` at slot newest − j
+/// (modulo ring_blocks, 2·bins floats a slot). The sums in registers, partition after partition:
+/// Y += W·X as (wr·xr − wi·xi, wr·xi + wi·xr), the same for Z, power += p·(xr² + xi²).
+void pcmmix_core_echo_predict(const float *w, const float *v, const float *p, const float *ring,
+                              long ring_blocks, long newest, long partitions, long bins,
+                              float *yr, float *yi, float *zr, float *zi, float *power);
 
-/// One partition's Kalman update, per bin: gain = p / denominator (its inverse given);
-/// W += gain·conj(X)·E; p = a2·max(0, p − fraction·gain·p·|X|²) + (1 − a2)·|W|².
-void pcmmix_core_echo_kalman(float *wr, float *wi, float *p, const float *xr, const float *xi,
-                             const float *er, const float *ei, const float *inverse_denominator,
-                             long bins, float a2, float fraction);
+/// The steps of both filters, per bin, from the main filter's error spectrum E, the Kalman
+/// denominator's sum `power` and the newest reference spectrum X: the near end's power
+/// psi = max(|E|², 0.7·psi + 0.3·|E|²), inverse = 1 / (power + 2·max(psi − power / 2, 1e-6) +
+/// floor); the reference's power rp = 0.9·rp + 0.1·|X|², step = 0.4 / (partitions·rp +
+/// nlms_floor). Each max as Swift's: the second operand where it is greater or equal.
+void pcmmix_core_echo_steps(const float *er, const float *ei, const float *power, const float *xr,
+                            const float *xi, float *psi, float *rp, float *inverse, float *step,
+                            long bins, float floor, float partitions, float nlms_floor);
+
+/// Every partition of both filters updated, bin by bin (laid out as in
+/// pcmmix_core_echo_predict), each bin's errors and steps read once. The main filter's Kalman
+/// update with error E: gain = p / denominator (its inverse given), W += gain·conj(X)·E,
+/// p = a2·max(0, p − fraction·gain·p·|X|²) + (1 − a2)·|W|²; the shadow's NLMS update with its
+/// error S: V += step·conj(X)·S.
+void pcmmix_core_echo_update(float *w, float *v, float *p, const float *ring, long ring_blocks,
+                             long newest, long partitions, long bins, const float *er,
+                             const float *ei, const float *inverse, const float *sr,
+                             const float *si, const float *step, float a2, float fraction);
+
+/// The residual echo suppressor's gains, per bin, applied to the error spectrum E in place: the
+/// residual r = max(residual, 0.1·echo_only·path, unlearnt·max(0, path − |Y|²),
+/// misadjusted·min(|E|², |Y|²), |E|² where explained and hold > 0); g = max(floor,
+/// 1 − overdrive·r / |E|²), rising at most halfway to it from the last block's gain; 1 where not
+/// `on` or |E|² = 0. `se`, `sy`: |E|², |Y|². Each max and min as Swift's.
+void pcmmix_core_echo_gains(const float *se, const float *sy, const float *residual,
+                            const float *path, const uint8_t *hold, float *gains, float *er,
+                            float *ei, long bins, float overdrive, float echo_only,
+                            float unlearnt, float misadjusted, int explained, int on,
+                            float floor);
 
 /// One partition's reference power, weighted, added to `out` per bin: out += weight·|X|².
 void pcmmix_core_echo_power_add(const float *xr, const float *xi, long bins, float weight,
                                 float *out);
-
-/// One partition's normalized LMS update, per bin: W += step·conj(X)·E.
-void pcmmix_core_echo_nlms(float *wr, float *wi, const float *xr, const float *xi,
-                           const float *er, const float *ei, const float *step, long bins);
 
 // MARK: - Decode and encode
 

@@ -354,22 +354,14 @@ package struct EchoCanceller {
   /// Both filters' echo spectra (slots 3, 4 and 9, 10) and the main one's Kalman denominator
   /// (slot 5), partition by partition.
   func predictEchoes(_ slot: (Int) -> UnsafeMutablePointer<Float>) {
-    let n = bins
-    for k in 0..<n {
-      (slot(3)[k], slot(4)[k], slot(5)[k], slot(9)[k], slot(10)[k]) = (0, 0, 0, 0, 0)
-    }
     spectra.withUnsafeBufferPointer { sp in
       main.withUnsafeBufferPointer { w in
         shadow.withUnsafeBufferPointer { v in
           covariance.withUnsafeBufferPointer { p in
-            for part in 0..<partitions {
-              let x = sp.baseAddress! + spectrumSlot(part) * 2 * n
-              let wp = w.baseAddress! + part * 2 * n
-              let vp = v.baseAddress! + part * 2 * n
-              kernels.predict2(
-                wp, wp + n, vp, vp + n, x, x + n, p.baseAddress! + part * n, n, slot(3),
-                slot(4), slot(9), slot(10), slot(5))
-            }
+            kernels.predict(
+              w.baseAddress!, v.baseAddress!, p.baseAddress!, ring: sp.baseAddress!,
+              ringBlocks: ringBlocks, newest: spectrumSlot(0), partitions: partitions, bins: bins,
+              slot(3), slot(4), slot(9), slot(10), slot(5))
           }
         }
       }
@@ -448,34 +440,21 @@ package struct EchoCanceller {
       refPower.withUnsafeMutableBufferPointer { rp in
         spectra.withUnsafeBufferPointer { sp in
           let x = sp.baseAddress! + newest
-          for k in 0..<n {
-            let e2 = slot(7)[k] * slot(7)[k] + slot(8)[k] * slot(8)[k]
-            psi[k] = max(e2, 0.7 * psi[k] + 0.3 * e2)
-            // The near end: what the error holds beyond what the filter's own uncertainty
-            // explains (in the error's scale: half the frame).
-            let near = max(psi[k] - 0.5 * power[k], 1e-6)
-            inverse[k] = 1 / (power[k] + 2 * near + floor)
-            let x2 = x[k] * x[k] + x[n + k] * x[n + k]
-            rp[k] = 0.9 * rp[k] + 0.1 * x2
-            step[k] = 0.4 / (Float(partitions) * rp[k] + nlmsFloor)
-          }
+          kernels.steps(
+            slot(7), slot(8), power, x, x + n, psi.baseAddress!, rp.baseAddress!, inverse, step,
+            n, floor, Float(partitions), nlmsFloor)
         }
       }
     }
-    let (ring, first, count) = (ringBlocks, blockIndex - delay, partitions)
+    let (ring, first, count) = (ringBlocks, spectrumSlot(0), partitions)
     spectra.withUnsafeBufferPointer { sp in
       main.withUnsafeMutableBufferPointer { w in
         shadow.withUnsafeMutableBufferPointer { v in
           covariance.withUnsafeMutableBufferPointer { p in
-            for part in 0..<count {
-              let x = sp.baseAddress! + (((first - part) % ring + ring) % ring) * 2 * n
-              let wp = w.baseAddress! + part * 2 * n
-              kernels.kalman(
-                wp, wp + n, p.baseAddress! + part * n, x, x + n, slot(7), slot(8), inverse, n, a2,
-                0.5)
-              let vp = v.baseAddress! + part * 2 * n
-              kernels.nlms(vp, vp + n, x, x + n, slot(11), slot(12), step, n)
-            }
+            kernels.update(
+              main: w.baseAddress!, shadow: v.baseAddress!, p.baseAddress!, ring: sp.baseAddress!,
+              ringBlocks: ring, newest: first, partitions: count, bins: n,
+              slot(7), slot(8), inverse, slot(11), slot(12), step, a2, 0.5)
           }
         }
       }

@@ -10,7 +10,7 @@ package enum EchoKernels: Sendable {
   case swift
 
   /// One partition of two filters' echo estimates from one reference spectrum X, per bin:
-  /// Y += W·X, Z += V·X, power += p·|X|² (see `pcmmix_core_echo_predict2`).
+  /// Y += W·X, Z += V·X, power += p·|X|² (the Swift loops of ``predict(_:_:_:ring:ringBlocks:newest:partitions:bins:_:_:_:_:_:)``).
   func predict2(
     _ wr: UnsafePointer<Float>, _ wi: UnsafePointer<Float>, _ vr: UnsafePointer<Float>,
     _ vi: UnsafePointer<Float>, _ xr: UnsafePointer<Float>, _ xi: UnsafePointer<Float>,
@@ -18,9 +18,6 @@ package enum EchoKernels: Sendable {
     _ yi: UnsafeMutablePointer<Float>, _ zr: UnsafeMutablePointer<Float>,
     _ zi: UnsafeMutablePointer<Float>, _ power: UnsafeMutablePointer<Float>
   ) {
-    guard self == .swift else {
-      return pcmmix_core_echo_predict2(wr, wi, vr, vi, xr, xi, p, bins, yr, yi, zr, zi, power)
-    }
     for k in 0..<bins {
       let (a, b) = (xr[k], xi[k])
       yr[k] += wr[k] * a - wi[k] * b
@@ -31,17 +28,101 @@ package enum EchoKernels: Sendable {
     }
   }
 
-  /// One partition's Kalman update, per bin (see `pcmmix_core_echo_kalman`).
+  /// Every partition of two filters' echo estimates: Y = Σ W·X, Z = Σ V·X, power = Σ p·|X|²
+  /// over partitions 0 ..< `partitions` (filters of 2·bins floats a partition, re then im; `p`
+  /// of bins floats a partition), partition j's X at ring slot `newest − j` (modulo
+  /// `ringBlocks`, 2·bins floats a slot). The C kernel keeps each bin's sums in registers; both
+  /// add the partitions in order, so the bits are those of ``predict2`` partition by partition.
+  func predict(
+    _ w: UnsafePointer<Float>, _ v: UnsafePointer<Float>, _ p: UnsafePointer<Float>,
+    ring: UnsafePointer<Float>, ringBlocks: Int, newest: Int, partitions: Int, bins: Int,
+    _ yr: UnsafeMutablePointer<Float>, _ yi: UnsafeMutablePointer<Float>,
+    _ zr: UnsafeMutablePointer<Float>, _ zi: UnsafeMutablePointer<Float>,
+    _ power: UnsafeMutablePointer<Float>
+  ) {
+    guard self == .swift else {
+      return pcmmix_core_echo_predict(
+        w, v, p, ring, ringBlocks, newest, partitions, bins, yr, yi, zr, zi, power)
+    }
+    yr.update(repeating: 0, count: bins)
+    yi.update(repeating: 0, count: bins)
+    zr.update(repeating: 0, count: bins)
+    zi.update(repeating: 0, count: bins)
+    power.update(repeating: 0, count: bins)
+    var slot = newest
+    for part in 0..<partitions {
+      let x = ring + slot * 2 * bins
+      let (wp, vp) = (w + part * 2 * bins, v + part * 2 * bins)
+      predict2(
+        wp, wp + bins, vp, vp + bins, x, x + bins, p + part * bins, bins, yr, yi, zr, zi, power)
+      slot = slot == 0 ? ringBlocks - 1 : slot - 1
+    }
+  }
+
+  /// Both filters' steps per bin (see `pcmmix_core_echo_steps`): Ψ, the near end's power as
+  /// the error E shows it, and the Kalman gain's inverse denominator from it; the reference's
+  /// smoothed power and the NLMS step from it.
+  func steps(
+    _ er: UnsafePointer<Float>, _ ei: UnsafePointer<Float>, _ power: UnsafePointer<Float>,
+    _ xr: UnsafePointer<Float>, _ xi: UnsafePointer<Float>, _ psi: UnsafeMutablePointer<Float>,
+    _ rp: UnsafeMutablePointer<Float>, _ inverse: UnsafeMutablePointer<Float>,
+    _ step: UnsafeMutablePointer<Float>, _ bins: Int, _ floor: Float, _ partitions: Float,
+    _ nlmsFloor: Float
+  ) {
+    guard self == .swift else {
+      return pcmmix_core_echo_steps(
+        er, ei, power, xr, xi, psi, rp, inverse, step, bins, floor, partitions, nlmsFloor)
+    }
+    for k in 0..<bins {
+      let e2 = er[k] * er[k] + ei[k] * ei[k]
+      psi[k] = max(e2, 0.7 * psi[k] + 0.3 * e2)
+      // The near end: what the error holds beyond what the filter's own uncertainty explains
+      // (in the error's scale: half the frame).
+      let near = max(psi[k] - 0.5 * power[k], 1e-6)
+      inverse[k] = 1 / (power[k] + 2 * near + floor)
+      let x2 = xr[k] * xr[k] + xi[k] * xi[k]
+      rp[k] = 0.9 * rp[k] + 0.1 * x2
+      step[k] = 0.4 / (partitions * rp[k] + nlmsFloor)
+    }
+  }
+
+  /// Every partition of both filters updated (laid out as for
+  /// ``predict(_:_:_:ring:ringBlocks:newest:partitions:bins:_:_:_:_:_:)``): the main one by
+  /// ``kalman`` with its error E, the shadow by ``nlms`` with its error S. The C kernel goes
+  /// bin by bin through the partitions, reading each bin's errors and steps once; the
+  /// operations per bin and partition are the same.
+  func update(
+    main w: UnsafeMutablePointer<Float>, shadow v: UnsafeMutablePointer<Float>,
+    _ p: UnsafeMutablePointer<Float>, ring: UnsafePointer<Float>, ringBlocks: Int, newest: Int,
+    partitions: Int, bins: Int, _ er: UnsafePointer<Float>, _ ei: UnsafePointer<Float>,
+    _ inverseDenominator: UnsafePointer<Float>, _ sr: UnsafePointer<Float>,
+    _ si: UnsafePointer<Float>, _ step: UnsafePointer<Float>, _ a2: Float, _ fraction: Float
+  ) {
+    guard self == .swift else {
+      return pcmmix_core_echo_update(
+        w, v, p, ring, ringBlocks, newest, partitions, bins, er, ei, inverseDenominator, sr, si,
+        step, a2, fraction)
+    }
+    var slot = newest
+    for part in 0..<partitions {
+      let x = ring + slot * 2 * bins
+      let (wp, vp) = (w + part * 2 * bins, v + part * 2 * bins)
+      kalman(
+        wp, wp + bins, p + part * bins, x, x + bins, er, ei, inverseDenominator, bins, a2,
+        fraction)
+      nlms(vp, vp + bins, x, x + bins, sr, si, step, bins)
+      slot = slot == 0 ? ringBlocks - 1 : slot - 1
+    }
+  }
+
+  /// One partition's Kalman update, per bin: gain = p / denominator (its inverse given);
+  /// W += gain·conj(X)·E; p = a2·max(0, p − fraction·gain·p·|X|²) + (1 − a2)·|W|².
   func kalman(
     _ wr: UnsafeMutablePointer<Float>, _ wi: UnsafeMutablePointer<Float>,
     _ p: UnsafeMutablePointer<Float>, _ xr: UnsafePointer<Float>, _ xi: UnsafePointer<Float>,
     _ er: UnsafePointer<Float>, _ ei: UnsafePointer<Float>,
     _ inverseDenominator: UnsafePointer<Float>, _ bins: Int, _ a2: Float, _ fraction: Float
   ) {
-    guard self == .swift else {
-      return pcmmix_core_echo_kalman(
-        wr, wi, p, xr, xi, er, ei, inverseDenominator, bins, a2, fraction)
-    }
     for k in 0..<bins {
       let x2 = xr[k] * xr[k] + xi[k] * xi[k]
       let gain = p[k] * inverseDenominator[k]
@@ -60,12 +141,43 @@ package enum EchoKernels: Sendable {
     _ xr: UnsafePointer<Float>, _ xi: UnsafePointer<Float>, _ er: UnsafePointer<Float>,
     _ ei: UnsafePointer<Float>, _ step: UnsafePointer<Float>, _ bins: Int
   ) {
-    guard self == .swift else { return pcmmix_core_echo_nlms(wr, wi, xr, xi, er, ei, step, bins) }
     for k in 0..<bins {
       let gr = xr[k] * er[k] + xi[k] * ei[k]
       let gi = xr[k] * ei[k] - xi[k] * er[k]
       wr[k] += step[k] * gr
       wi[k] += step[k] * gi
+    }
+  }
+
+  /// The residual echo suppressor's gains (see `pcmmix_core_echo_gains` and
+  /// ``ResidualEchoSuppressor/applyGains(to:errorPower:echoPower:residual:reference:farActive:bypass:scratch:)``),
+  /// applied to the error spectrum in place.
+  func gains(
+    _ se: UnsafePointer<Float>, _ sy: UnsafePointer<Float>, _ residual: UnsafePointer<Float>,
+    _ path: UnsafePointer<Float>, _ hold: UnsafePointer<UInt8>,
+    _ gains: UnsafeMutablePointer<Float>, _ er: UnsafeMutablePointer<Float>,
+    _ ei: UnsafeMutablePointer<Float>, _ bins: Int, overdrive: Float, echoOnly: Float,
+    unlearnt: Float, misadjusted: Float, explained: Bool, on: Bool, floor: Float
+  ) {
+    guard self == .swift else {
+      return pcmmix_core_echo_gains(
+        se, sy, residual, path, hold, gains, er, ei, bins, overdrive, echoOnly, unlearnt,
+        misadjusted, explained ? 1 : 0, on ? 1 : 0, floor)
+    }
+    for k in 0..<bins {
+      let s = se[k]
+      let onset: Float = explained && hold[k] > 0 ? s : 0
+      let r = max(
+        max(
+          max(residual[k], 0.1 * echoOnly * path[k]),
+          max(unlearnt * max(0, path[k] - sy[k]), misadjusted * min(s, sy[k]))), onset)
+      var g = max(floor, 1 - overdrive * r / s)
+      // Fall at once, rise over two blocks.
+      g = g > gains[k] ? 0.5 * (g + gains[k]) : g
+      g = on && s > 0 ? g : 1
+      gains[k] = g
+      er[k] *= g
+      ei[k] *= g
     }
   }
 

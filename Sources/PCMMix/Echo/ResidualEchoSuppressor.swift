@@ -200,7 +200,7 @@ struct ResidualEchoSuppressor {
     markOnsets(reference: reference)
     applyGains(
       to: (er, ei), errorPower: se, echoPower: sy, residual: residual, reference: reference,
-      farActive: farActive, bypass: bypass)
+      farActive: farActive, bypass: bypass, fft: fft, scratch: time)
     fft.inverse(re: er, im: ei, output: time)
     for i in 0..<h {
       output[i] = tail[i] + time[i] * window[i]
@@ -500,7 +500,7 @@ struct ResidualEchoSuppressor {
     to error: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
     residual: UnsafeMutablePointer<Float>, reference: UnsafePointer<Float>, farActive: Bool,
-    bypass: Bool
+    bypass: Bool, fft: RealFFT, scratch path: UnsafeMutablePointer<Float>
   ) {
     let n = bins
     let (er, ei) = error
@@ -531,31 +531,31 @@ struct ResidualEchoSuppressor {
     let floor: Float = 0.0316
     let on = settings.suppression > 0 && !bypass
     let comfort = on && settings.comfortNoise
-    var state = noiseState
-    defer { noiseState = state }
-    let (pathGain, noiseFloor, bandOf, onsetHold) = (pathGain, noiseFloor, bandOf, onsetHold)
+    // The path's gain per bin (its band's) times the spread reference; then the gains (a
+    // kernel), and the comfort noise after.
+    pathGain.withUnsafeBufferPointer { pg in
+      bandOf.withUnsafeBufferPointer { band in
+        for k in 0..<n { path[k] = pg[Int(band[k])] * reference[k] }
+      }
+    }
+    let kernels = fft.kernels
     gains.withUnsafeMutableBufferPointer { gains in
-      for k in 0..<n {
-        var g: Float = 1
-        if on && se[k] > 0 {
-          let path = pathGain[Int(bandOf[k])] * reference[k]
-          let onset: Float = explained && onsetHold[k] > 0 ? se[k] : 0
-          let r = max(
-            residual[k], 0.1 * echoOnly * path, unlearnt * max(0, path - sy[k]),
-            misadjusted * min(se[k], sy[k]), onset)
-          g = max(floor, 1 - overdrive * r / se[k])
-          // Fall at once, rise over two blocks.
-          if g > gains[k] { g = 0.5 * (g + gains[k]) }
-        }
-        gains[k] = g
-        var (r, i) = (er[k] * g, ei[k] * g)
-        if comfort && g < 1 {
+      onsetHold.withUnsafeBufferPointer { hold in
+        kernels.gains(
+          se, sy, residual, path, hold.baseAddress!, gains.baseAddress!, er, ei, n,
+          overdrive: overdrive, echoOnly: echoOnly, unlearnt: unlearnt, misadjusted: misadjusted,
+          explained: explained, on: on, floor: floor)
+      }
+      guard comfort else { return }
+      var state = noiseState
+      defer { noiseState = state }
+      noiseFloor.withUnsafeBufferPointer { noiseFloor in
+        for k in 0..<n where gains[k] < 1 {
+          let g = gains[k]
           let level = (Self.comfortScale * noiseFloor[k] * (1 - g * g)).squareRoot()
-          r += level * Self.random(&state)
-          i += level * Self.random(&state)
+          er[k] += level * Self.random(&state)
+          ei[k] += level * Self.random(&state)
         }
-        er[k] = r
-        ei[k] = i
       }
     }
   }
