@@ -136,17 +136,25 @@ struct EchoDelayEstimator {
       analyses += 1
       let keep = max(Float(0.8), 1 - 1 / Float(analyses))
       let take = 1 - keep
-      for k in 0..<bins {
-        // R · conj(M): its inverse at index L − l is the correlation at lag l.
-        let cr = rr[k] * mr[k] + ri[k] * mi[k]
-        let ci = ri[k] * mr[k] - rr[k] * mi[k]
-        crossRe[k] = keep * crossRe[k] + take * cr
-        crossIm[k] = keep * crossIm[k] + take * ci
-        refPower[k] = keep * refPower[k] + take * (rr[k] * rr[k] + ri[k] * ri[k])
-        micPower[k] = keep * micPower[k] + take * (mr[k] * mr[k] + mi[k] * mi[k])
-        let w = 1 / ((refPower[k] * micPower[k]).squareRoot() + 1e-20)
-        rr[k] = crossRe[k] * w
-        ri[k] = crossIm[k] * w
+      crossRe.withUnsafeMutableBufferPointer { crossRe in
+        crossIm.withUnsafeMutableBufferPointer { crossIm in
+          refPower.withUnsafeMutableBufferPointer { refPower in
+            micPower.withUnsafeMutableBufferPointer { micPower in
+              for k in 0..<bins {
+                // R · conj(M): its inverse at index L − l is the correlation at lag l.
+                let cr = rr[k] * mr[k] + ri[k] * mi[k]
+                let ci = ri[k] * mr[k] - rr[k] * mi[k]
+                crossRe[k] = keep * crossRe[k] + take * cr
+                crossIm[k] = keep * crossIm[k] + take * ci
+                refPower[k] = keep * refPower[k] + take * (rr[k] * rr[k] + ri[k] * ri[k])
+                micPower[k] = keep * micPower[k] + take * (mr[k] * mr[k] + mi[k] * mi[k])
+                let w = 1 / ((refPower[k] * micPower[k]).squareRoot() + 1e-20)
+                rr[k] = crossRe[k] * w
+                ri[k] = crossIm[k] * w
+              }
+            }
+          }
+        }
       }
       // Below 150 Hz and above 3.6 kHz (decimated: the averaging's droop) count for nothing.
       let binHz = decimatedRate / Float(f)

@@ -345,14 +345,10 @@ struct ResidualEchoSuppressor {
       learnPathGain(mic: mic, reference: reference)
     }
     if echoAlone {
-      for b in 0..<Self.bandCount {
-        bandE[b] = 0
-        bandY[b] = 0
-      }
-      for k in 0..<n {
-        let b = band(k)
-        bandE[b] += Double(max(0, se[k] - noiseFloor[k]))
-        bandY[b] += Double(sy[k])
+      noiseFloor.withUnsafeBufferPointer { noise in
+        Self.bandSums(bins: n, bandOf: bandOf, into: &bandE, &bandY) {
+          (Double(max(0, se[$0] - noise[$0])), Double(sy[$0]))
+        }
       }
       // A ratio of running means, not a running mean of each block's ratio: the blocks
       // where the echo is loud, which the gains must get right, weigh the most; a quiet
@@ -387,18 +383,42 @@ struct ResidualEchoSuppressor {
     reference: UnsafePointer<Float>, direct: UnsafePointer<Float>? = nil
   ) {
     let (mr, mi) = mic
-    for b in 0..<Self.bandCount {
-      bandE[b] = 0
-      bandR[b] = 0
-    }
-    for k in 0..<bins {
-      let b = band(k)
-      bandE[b] += Double(max(0, mr[k] * mr[k] + mi[k] * mi[k] - noiseFloor[k]))
-      bandR[b] += Double(reference[k])
+    noiseFloor.withUnsafeBufferPointer { noise in
+      Self.bandSums(bins: bins, bandOf: bandOf, into: &bandE, &bandR) {
+        (Double(max(0, mr[$0] * mr[$0] + mi[$0] * mi[$0] - noise[$0])), Double(reference[$0]))
+      }
     }
     if let direct {
       for k in 0..<bins where direct[k] > 2 * reference[k] {
         bandR[band(k)] += Double(direct[k] - reference[k])
+      }
+    }
+  }
+
+  /// Each band's sums of the two terms `term(k)` gives for its bins, into `x` and `y` (bands
+  /// without bins: 0). A band's bins are contiguous, so each band is summed in local variables,
+  /// bin after bin.
+  static func bandSums(
+    bins: Int, bandOf: [UInt8], into x: inout [Double], _ y: inout [Double],
+    _ term: (Int) -> (Double, Double)
+  ) {
+    for b in 0..<x.count {
+      x[b] = 0
+      y[b] = 0
+    }
+    bandOf.withUnsafeBufferPointer { bandOf in
+      var k = 0
+      while k < bins {
+        let b = bandOf[k]
+        var (sx, sy) = (0.0, 0.0)
+        while k < bins && bandOf[k] == b {
+          let (tx, ty) = term(k)
+          sx += tx
+          sy += ty
+          k += 1
+        }
+        x[Int(b)] = sx
+        y[Int(b)] = sy
       }
     }
   }
@@ -483,12 +503,9 @@ struct ResidualEchoSuppressor {
     refSmooth.withUnsafeMutableBufferPointer { smooth in
       onsetHold.withUnsafeMutableBufferPointer { hold in
         for k in 0..<bins {
-          if reference[k] > 4 * smooth[k] && reference[k] > 1e-12 {
-            hold[k] = 8
-          } else if hold[k] > 0 {
-            hold[k] -= 1
-          }
-          smooth[k] += 0.3 * (reference[k] - smooth[k])
+          let (r, m, h) = (reference[k], smooth[k], hold[k])
+          hold[k] = r > 4 * m && r > 1e-12 ? 8 : h > 0 ? h &- 1 : 0
+          smooth[k] = m + 0.3 * (r - m)
         }
       }
     }
