@@ -46,15 +46,24 @@ PCM_INLINE void predict8(const float *restrict w, const float *restrict v, const
 PCM_CLONES void pcmmix_core_echo_predict(const float *restrict w, const float *restrict v,
                                          const float *restrict p, const float *restrict ring,
                                          long ring_blocks, long newest, long partitions,
-                                         long bins, float *restrict yr, float *restrict yi,
+                                         long bins, long first, long count, float *restrict yr,
+                                         float *restrict yi,
                                          float *restrict zr, float *restrict zi,
                                          float *restrict power) {
   const long width = 2 * bins;
-  long k = 0;
-  for (; k + 8 <= bins; k += 8) {
-    predict8(w, v, p, ring, ring_blocks, newest, partitions, bins, k, yr, yi, zr, zi, power);
+  long k = first;
+  // The canceller's layout (257 bins) as a constant: the imaginary parts' offsets become
+  // immediates, and the loop keeps its pointers in registers.
+  if (bins == 257) {
+    for (; k + 8 <= count; k += 8) {
+      predict8(w, v, p, ring, ring_blocks, newest, partitions, 257, k, yr, yi, zr, zi, power);
+    }
+  } else {
+    for (; k + 8 <= count; k += 8) {
+      predict8(w, v, p, ring, ring_blocks, newest, partitions, bins, k, yr, yi, zr, zi, power);
+    }
   }
-  for (; k < bins; k++) {
+  for (; k < count; k++) {
     float yr_ = 0, yi_ = 0, zr_ = 0, zi_ = 0, pw_ = 0;
     long slot = newest;
     for (long part = 0; part < partitions; part++) {
@@ -137,18 +146,27 @@ PCM_INLINE void update8(float *restrict w, float *restrict v, float *restrict p,
 
 PCM_CLONES void pcmmix_core_echo_update(float *restrict w, float *restrict v, float *restrict p,
                                         const float *restrict ring, long ring_blocks,
-                                        long newest, long partitions, long bins,
+                                        long newest, long partitions, long bins, long first,
+                                        long count,
                                         const float *restrict er, const float *restrict ei,
                                         const float *restrict inverse, const float *restrict sr,
                                         const float *restrict si, const float *restrict step,
                                         float a2, float fraction) {
   const long width = 2 * bins;
-  long k = 0;
-  for (; k + 8 <= bins; k += 8) {
-    update8(w, v, p, ring, ring_blocks, newest, partitions, bins, k, er, ei, inverse, sr, si,
-            step, a2, fraction);
+  long k = first;
+  // As in pcmmix_core_echo_predict: the canceller's layout as a constant.
+  if (bins == 257) {
+    for (; k + 8 <= count; k += 8) {
+      update8(w, v, p, ring, ring_blocks, newest, partitions, 257, k, er, ei, inverse, sr, si,
+              step, a2, fraction);
+    }
+  } else {
+    for (; k + 8 <= count; k += 8) {
+      update8(w, v, p, ring, ring_blocks, newest, partitions, bins, k, er, ei, inverse, sr, si,
+              step, a2, fraction);
+    }
   }
-  for (; k < bins; k++) {
+  for (; k < count; k++) {
     long slot = newest;
     for (long part = 0; part < partitions; part++) {
       const float *x = ring + slot * width;

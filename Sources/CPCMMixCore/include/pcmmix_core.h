@@ -106,10 +106,12 @@ void pcmmix_core_rfft_inverse(float *re, float *im, float *output, long half,
 /// power = Σ p·|X|² over partitions 0 … P−1 (filters `w`, `v` of 2·bins floats a partition, re
 /// then im; `p` of bins floats a partition), partition j's X in `ring` at slot newest − j
 /// (modulo ring_blocks, 2·bins floats a slot). The sums in registers, partition after partition:
-/// Y += W·X as (wr·xr − wi·xi, wr·xi + wi·xr), the same for Z, power += p·(xr² + xi²).
+/// Y += W·X as (wr·xr − wi·xi, wr·xi + wi·xr), the same for Z, power += p·(xr² + xi²). Bins
+/// first … count−1 only; the outputs' other bins are left as they are.
 void pcmmix_core_echo_predict(const float *w, const float *v, const float *p, const float *ring,
                               long ring_blocks, long newest, long partitions, long bins,
-                              float *yr, float *yi, float *zr, float *zi, float *power);
+                              long first, long count, float *yr, float *yi, float *zr, float *zi,
+                              float *power);
 
 /// The steps of both filters, per bin, from the main filter's error spectrum E, the Kalman
 /// denominator's sum `power` and the newest reference spectrum X: the near end's power
@@ -124,11 +126,12 @@ void pcmmix_core_echo_steps(const float *er, const float *ei, const float *power
 /// pcmmix_core_echo_predict), each bin's errors and steps read once. The main filter's Kalman
 /// update with error E: gain = p / denominator (its inverse given), W += gain·conj(X)·E,
 /// p = a2·max(0, p − fraction·gain·p·|X|²) + (1 − a2)·|W|²; the shadow's NLMS update with its
-/// error S: V += step·conj(X)·S.
+/// error S: V += step·conj(X)·S. Bins first … count−1 only.
 void pcmmix_core_echo_update(float *w, float *v, float *p, const float *ring, long ring_blocks,
-                             long newest, long partitions, long bins, const float *er,
-                             const float *ei, const float *inverse, const float *sr,
-                             const float *si, const float *step, float a2, float fraction);
+                             long newest, long partitions, long bins, long first, long count,
+                             const float *er, const float *ei, const float *inverse,
+                             const float *sr, const float *si, const float *step, float a2,
+                             float fraction);
 
 /// The residual echo suppressor's gains, per bin, applied to the error spectrum E in place: the
 /// residual r = max(residual, 0.1·echo_only·path, unlearnt·max(0, path − |Y|²),

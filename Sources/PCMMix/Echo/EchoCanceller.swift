@@ -14,10 +14,26 @@ import CPCMMixCore
 /// well below the main filter's, the main one takes its coefficients (the echo path changed),
 /// and when it falls well behind it (double talk threw it off) it takes the main one's. One
 /// partition of each is made causal again per block (in turn), as the MDF does.
+///
+/// Above ``fullBand`` (16.5 kHz at 48 kHz) the filters hold only their first
+/// ``highPartitions`` partitions (85 ms: the direct path and the early reflections). A room
+/// absorbs the top octave fastest, and a capture's echo is weak there (music's app audio holds
+/// 3 % of its power above 16 kHz, speech none): the suppressor takes out what is left. That
+/// takes a quarter off the filters' instructions. With 8 partitions (43 ms), ERLE after the
+/// path change fell 1.8 dB on speech 30 ms RT60 0.5 s; with 16, every scene's echo figures
+/// stay within 0.1 dB of the whole filters'.
 package struct EchoCanceller {
   package let hop = 256
   let size = 512
   let bins = 257
+  /// The frequency up to which the filters are whole (Hz).
+  static let fullBand = 16_500.0
+  /// The partitions the filters hold above ``fullBand``.
+  static let highPartitions = 16
+  /// The bins below ``fullBand``, a multiple of 8 (the kernels' vector width), or all.
+  let lowBins: Int
+  /// The partitions the filters hold in the bins from ``lowBins`` up.
+  let highPartitions: Int
   let rate: Int
   let partitions: Int
   let lags: Int
@@ -119,6 +135,9 @@ package struct EchoCanceller {
     self.kernels = kernels
     fft = RealFFT(count: 512, kernels: kernels)!
     partitions = max(2, Int((settings.filterLength * Double(rate) / 256).rounded(.up)))
+    let band = Int((Self.fullBand / (Double(rate) / 512)).rounded(.up))
+    lowBins = min(257, (band + 7) / 8 * 8)
+    highPartitions = min(partitions, Self.highPartitions)
     lags = Int((settings.maximumDelay * Double(rate) / 256).rounded(.up)) + 1
     window = (0..<512).map { Float(Math.sin(Double.pi * (Double($0) + 0.5) / 512)) }
     refBlock = [Float](repeating: 0, count: 512)
@@ -352,7 +371,7 @@ package struct EchoCanceller {
   }
 
   /// Both filters' echo spectra (slots 3, 4 and 9, 10) and the main one's Kalman denominator
-  /// (slot 5), partition by partition.
+  /// (slot 5): every partition below ``lowBins``, the first ``highPartitions`` above.
   func predictEchoes(_ slot: (Int) -> UnsafeMutablePointer<Float>) {
     spectra.withUnsafeBufferPointer { sp in
       main.withUnsafeBufferPointer { w in
@@ -361,7 +380,12 @@ package struct EchoCanceller {
             kernels.predict(
               w.baseAddress!, v.baseAddress!, p.baseAddress!, ring: sp.baseAddress!,
               ringBlocks: ringBlocks, newest: spectrumSlot(0), partitions: partitions, bins: bins,
-              slot(3), slot(4), slot(9), slot(10), slot(5))
+              first: 0, count: lowBins, slot(3), slot(4), slot(9), slot(10), slot(5))
+            kernels.predict(
+              w.baseAddress!, v.baseAddress!, p.baseAddress!, ring: sp.baseAddress!,
+              ringBlocks: ringBlocks, newest: spectrumSlot(0), partitions: highPartitions,
+              bins: bins, first: lowBins, count: bins, slot(3), slot(4), slot(9), slot(10),
+              slot(5))
           }
         }
       }
@@ -446,15 +470,21 @@ package struct EchoCanceller {
         }
       }
     }
-    let (ring, first, count) = (ringBlocks, spectrumSlot(0), partitions)
+    let (ring, first, low) = (ringBlocks, spectrumSlot(0), lowBins)
     spectra.withUnsafeBufferPointer { sp in
       main.withUnsafeMutableBufferPointer { w in
         shadow.withUnsafeMutableBufferPointer { v in
           covariance.withUnsafeMutableBufferPointer { p in
-            kernels.update(
-              main: w.baseAddress!, shadow: v.baseAddress!, p.baseAddress!, ring: sp.baseAddress!,
-              ringBlocks: ring, newest: first, partitions: count, bins: n,
-              slot(7), slot(8), inverse, slot(11), slot(12), step, a2, 0.5)
+            // Every partition below `lowBins`, the first `highPartitions` above.
+            func update(_ bands: Range<Int>, _ count: Int) {
+              kernels.update(
+                main: w.baseAddress!, shadow: v.baseAddress!, p.baseAddress!,
+                ring: sp.baseAddress!, ringBlocks: ring, newest: first, partitions: count,
+                bins: n, first: bands.lowerBound, count: bands.upperBound, slot(7), slot(8),
+                inverse, slot(11), slot(12), step, a2, 0.5)
+            }
+            update(0..<low, partitions)
+            update(low..<n, highPartitions)
           }
         }
       }

@@ -10,7 +10,8 @@ package enum EchoKernels: Sendable {
   case swift
 
   /// One partition of two filters' echo estimates from one reference spectrum X, per bin:
-  /// Y += W·X, Z += V·X, power += p·|X|² (the Swift loops of ``predict(_:_:_:ring:ringBlocks:newest:partitions:bins:_:_:_:_:_:)``).
+  /// Y += W·X, Z += V·X, power += p·|X|² (the Swift loops of
+  /// ``predict(_:_:_:ring:ringBlocks:newest:partitions:bins:first:count:_:_:_:_:_:)``).
   func predict2(
     _ wr: UnsafePointer<Float>, _ wi: UnsafePointer<Float>, _ vr: UnsafePointer<Float>,
     _ vi: UnsafePointer<Float>, _ xr: UnsafePointer<Float>, _ xi: UnsafePointer<Float>,
@@ -31,30 +32,34 @@ package enum EchoKernels: Sendable {
   /// Every partition of two filters' echo estimates: Y = Σ W·X, Z = Σ V·X, power = Σ p·|X|²
   /// over partitions 0 ..< `partitions` (filters of 2·bins floats a partition, re then im; `p`
   /// of bins floats a partition), partition j's X at ring slot `newest − j` (modulo
-  /// `ringBlocks`, 2·bins floats a slot). The C kernel keeps each bin's sums in registers; both
-  /// add the partitions in order, so the bits are those of ``predict2`` partition by partition.
+  /// `ringBlocks`, 2·bins floats a slot), in bins `first` ..< `count` (the outputs' other bins
+  /// are left as they are). The C kernel keeps each bin's sums in
+  /// registers; both add the partitions in order, so the bits are those of ``predict2``
+  /// partition by partition.
   func predict(
     _ w: UnsafePointer<Float>, _ v: UnsafePointer<Float>, _ p: UnsafePointer<Float>,
     ring: UnsafePointer<Float>, ringBlocks: Int, newest: Int, partitions: Int, bins: Int,
-    _ yr: UnsafeMutablePointer<Float>, _ yi: UnsafeMutablePointer<Float>,
+    first: Int, count: Int, _ yr: UnsafeMutablePointer<Float>, _ yi: UnsafeMutablePointer<Float>,
     _ zr: UnsafeMutablePointer<Float>, _ zi: UnsafeMutablePointer<Float>,
     _ power: UnsafeMutablePointer<Float>
   ) {
     guard self == .swift else {
       return pcmmix_core_echo_predict(
-        w, v, p, ring, ringBlocks, newest, partitions, bins, yr, yi, zr, zi, power)
+        w, v, p, ring, ringBlocks, newest, partitions, bins, first, count, yr, yi, zr, zi, power)
     }
-    yr.update(repeating: 0, count: bins)
-    yi.update(repeating: 0, count: bins)
-    zr.update(repeating: 0, count: bins)
-    zi.update(repeating: 0, count: bins)
-    power.update(repeating: 0, count: bins)
+    let (f, m) = (first, count - first)
+    (yr + f).update(repeating: 0, count: m)
+    (yi + f).update(repeating: 0, count: m)
+    (zr + f).update(repeating: 0, count: m)
+    (zi + f).update(repeating: 0, count: m)
+    (power + f).update(repeating: 0, count: m)
     var slot = newest
     for part in 0..<partitions {
-      let x = ring + slot * 2 * bins
-      let (wp, vp) = (w + part * 2 * bins, v + part * 2 * bins)
+      let x = ring + slot * 2 * bins + f
+      let (wp, vp, pp) = (w + part * 2 * bins + f, v + part * 2 * bins + f, p + part * bins + f)
       predict2(
-        wp, wp + bins, vp, vp + bins, x, x + bins, p + part * bins, bins, yr, yi, zr, zi, power)
+        wp, wp + bins, vp, vp + bins, x, x + bins, pp, m, yr + f, yi + f, zr + f, zi + f,
+        power + f)
       slot = slot == 0 ? ringBlocks - 1 : slot - 1
     }
   }
@@ -87,30 +92,32 @@ package enum EchoKernels: Sendable {
   }
 
   /// Every partition of both filters updated (laid out as for
-  /// ``predict(_:_:_:ring:ringBlocks:newest:partitions:bins:_:_:_:_:_:)``): the main one by
-  /// ``kalman`` with its error E, the shadow by ``nlms`` with its error S. The C kernel goes
+  /// ``predict(_:_:_:ring:ringBlocks:newest:partitions:bins:first:count:_:_:_:_:_:)``), in bins
+  /// `first` ..< `count`: the main one by ``kalman`` with its error E, the shadow by ``nlms`` with
+  /// its error S. The C kernel goes
   /// bin by bin through the partitions, reading each bin's errors and steps once; the
   /// operations per bin and partition are the same.
   func update(
     main w: UnsafeMutablePointer<Float>, shadow v: UnsafeMutablePointer<Float>,
     _ p: UnsafeMutablePointer<Float>, ring: UnsafePointer<Float>, ringBlocks: Int, newest: Int,
-    partitions: Int, bins: Int, _ er: UnsafePointer<Float>, _ ei: UnsafePointer<Float>,
-    _ inverseDenominator: UnsafePointer<Float>, _ sr: UnsafePointer<Float>,
+    partitions: Int, bins: Int, first: Int, count: Int, _ er: UnsafePointer<Float>,
+    _ ei: UnsafePointer<Float>, _ inverseDenominator: UnsafePointer<Float>,
+    _ sr: UnsafePointer<Float>,
     _ si: UnsafePointer<Float>, _ step: UnsafePointer<Float>, _ a2: Float, _ fraction: Float
   ) {
     guard self == .swift else {
       return pcmmix_core_echo_update(
-        w, v, p, ring, ringBlocks, newest, partitions, bins, er, ei, inverseDenominator, sr, si,
-        step, a2, fraction)
+        w, v, p, ring, ringBlocks, newest, partitions, bins, first, count, er, ei,
+        inverseDenominator, sr, si, step, a2, fraction)
     }
+    let (f, m) = (first, count - first)
     var slot = newest
     for part in 0..<partitions {
-      let x = ring + slot * 2 * bins
-      let (wp, vp) = (w + part * 2 * bins, v + part * 2 * bins)
+      let x = ring + slot * 2 * bins + f
+      let (wp, vp, pp) = (w + part * 2 * bins + f, v + part * 2 * bins + f, p + part * bins + f)
       kalman(
-        wp, wp + bins, p + part * bins, x, x + bins, er, ei, inverseDenominator, bins, a2,
-        fraction)
-      nlms(vp, vp + bins, x, x + bins, sr, si, step, bins)
+        wp, wp + bins, pp, x, x + bins, er + f, ei + f, inverseDenominator + f, m, a2, fraction)
+      nlms(vp, vp + bins, x, x + bins, sr + f, si + f, step + f, m)
       slot = slot == 0 ? ringBlocks - 1 : slot - 1
     }
   }
