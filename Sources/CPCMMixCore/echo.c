@@ -5,52 +5,61 @@
 #include "pcmmix_core.h"
 #include "vector.h"
 
-// One partition's terms added to a bin's five sums (EchoKernels.predict2 in Swift).
-#define PCM_PREDICT_TERMS(T, LOAD, k)                                          \
-  do {                                                                          \
-    const T a = LOAD(x + (k)), b = LOAD(x + bins + (k));                       \
-    const T wr = LOAD(wp + (k)), wi = LOAD(wp + bins + (k));                   \
-    const T vr = LOAD(vp + (k)), vi = LOAD(vp + bins + (k));                   \
-    yr_ = yr_ + (wr * a - wi * b);                                              \
-    yi_ = yi_ + (wr * b + wi * a);                                              \
-    zr_ = zr_ + (vr * a - vi * b);                                              \
-    zi_ = zi_ + (vr * b + vi * a);                                              \
-    pw_ = pw_ + LOAD(pp + (k)) * (a * a + b * b);                               \
-  } while (0)
-
-// Eight bins from k on, their sums over the partitions held in registers.
-PCM_INLINE void predict8(const float *restrict w, const float *restrict v, const float *restrict p,
-                         const float *restrict ring, long ring_blocks, long newest,
-                         long partitions, long bins, long k, float *restrict yr,
-                         float *restrict yi, float *restrict zr, float *restrict zi,
-                         float *restrict power) {
-  const long width = 2 * bins;
-  pcm_v8f yr_ = pcm_splat(0), yi_ = yr_, zr_ = yr_, zi_ = yr_, pw_ = yr_;
-  // Pointers stepped partition by partition (X backwards through the ring).
-  const float *x = ring + newest * width, *const ring_end = ring + ring_blocks * width;
-  const float *wp = w, *vp = v, *pp = p;
-  for (long part = 0; part < partitions; part++) {
-    PCM_PREDICT_TERMS(pcm_v8f, pcm_load, k);
-    wp += width;
-    vp += width;
-    pp += bins;
-    x = x == ring ? ring_end - width : x - width;
-  }
-  pcm_store(yr + k, yr_);
-  pcm_store(yi + k, yi_);
-  pcm_store(zr + k, zr_);
-  pcm_store(zi + k, zi_);
-  pcm_store(power + k, pw_);
+// One bin, or eight in vector lanes, of the kernels below: the same operations in the same order
+// for both, so the scalar tail gives the bits the vector body would.
+PCM_INLINE float pcm_load1(const float *p) { return *p; }
+PCM_INLINE void pcm_store1(float *p, float x) { *p = x; }
+PCM_INLINE float pcm_splat1(float x) { return x; }
+PCM_INLINE float pcm_positive1(float x) { return x > 0 ? x : 0; }
+PCM_INLINE pcm_v8f pcm_positive8(pcm_v8f x) {
+  const pcm_v8f zero = pcm_splat(0);
+  const pcm_v8i mask = x > zero;
+  return (pcm_v8f)(((pcm_v8i)x & mask) | ((pcm_v8i)zero & ~mask));
 }
+
+// NAME(…, k): the bins from k on (one, or eight, as T holds), their five sums over the partitions
+// in registers (EchoKernels.predict2 in Swift, partition after partition). Pointers stepped
+// partition by partition, X backwards through the ring.
+#define PCM_PREDICT_GROUP(NAME, T, LOAD, STORE, SPLAT)                                         \
+  PCM_INLINE void NAME(const float *restrict w, const float *restrict v,                       \
+                       const float *restrict p, const float *restrict ring, long ring_blocks,  \
+                       long newest, long partitions, long bins, long k, float *restrict yr,    \
+                       float *restrict yi, float *restrict zr, float *restrict zi,             \
+                       float *restrict power) {                                                \
+    const long width = 2 * bins;                                                               \
+    T yr_ = SPLAT(0), yi_ = yr_, zr_ = yr_, zi_ = yr_, pw_ = yr_;                              \
+    const float *x = ring + newest * width, *const ring_end = ring + ring_blocks * width;      \
+    const float *wp = w + k, *vp = v + k, *pp = p + k;                                         \
+    for (long part = 0; part < partitions; part++) {                                           \
+      const T a = LOAD(x + k), b = LOAD(x + bins + k);                                         \
+      const T wr = LOAD(wp), wi = LOAD(wp + bins);                                             \
+      const T vr = LOAD(vp), vi = LOAD(vp + bins);                                             \
+      yr_ = yr_ + (wr * a - wi * b);                                                           \
+      yi_ = yi_ + (wr * b + wi * a);                                                           \
+      zr_ = zr_ + (vr * a - vi * b);                                                           \
+      zi_ = zi_ + (vr * b + vi * a);                                                           \
+      pw_ = pw_ + LOAD(pp) * (a * a + b * b);                                                  \
+      wp += width;                                                                             \
+      vp += width;                                                                             \
+      pp += bins;                                                                              \
+      x = x == ring ? ring_end - width : x - width;                                            \
+    }                                                                                          \
+    STORE(yr + k, yr_);                                                                        \
+    STORE(yi + k, yi_);                                                                        \
+    STORE(zr + k, zr_);                                                                        \
+    STORE(zi + k, zi_);                                                                        \
+    STORE(power + k, pw_);                                                                     \
+  }
+PCM_PREDICT_GROUP(predict8, pcm_v8f, pcm_load, pcm_store, pcm_splat)
+PCM_PREDICT_GROUP(predict1, float, pcm_load1, pcm_store1, pcm_splat1)
+#undef PCM_PREDICT_GROUP
 
 PCM_CLONES void pcmmix_core_echo_predict(const float *restrict w, const float *restrict v,
                                          const float *restrict p, const float *restrict ring,
                                          long ring_blocks, long newest, long partitions,
                                          long bins, long first, long count, float *restrict yr,
-                                         float *restrict yi,
-                                         float *restrict zr, float *restrict zi,
-                                         float *restrict power) {
-  const long width = 2 * bins;
+                                         float *restrict yi, float *restrict zr,
+                                         float *restrict zi, float *restrict power) {
   long k = first;
   // The canceller's layout (257 bins) as a constant: the imaginary parts' offsets become
   // immediates, and the loop keeps its pointers in registers.
@@ -64,22 +73,9 @@ PCM_CLONES void pcmmix_core_echo_predict(const float *restrict w, const float *r
     }
   }
   for (; k < count; k++) {
-    float yr_ = 0, yi_ = 0, zr_ = 0, zi_ = 0, pw_ = 0;
-    long slot = newest;
-    for (long part = 0; part < partitions; part++) {
-      const float *x = ring + slot * width;
-      const float *wp = w + part * width, *vp = v + part * width, *pp = p + part * bins;
-      PCM_PREDICT_TERMS(float, *, k);
-      slot = slot == 0 ? ring_blocks - 1 : slot - 1;
-    }
-    yr[k] = yr_;
-    yi[k] = yi_;
-    zr[k] = zr_;
-    zi[k] = zi_;
-    power[k] = pw_;
+    predict1(w, v, p, ring, ring_blocks, newest, partitions, bins, k, yr, yi, zr, zi, power);
   }
 }
-#undef PCM_PREDICT_TERMS
 
 PCM_CLONES void pcmmix_core_echo_steps(const float *restrict er, const float *restrict ei,
                                        const float *restrict power, const float *restrict xr,
@@ -90,9 +86,8 @@ PCM_CLONES void pcmmix_core_echo_steps(const float *restrict er, const float *re
   for (long k = 0; k < bins; k++) {
     const float e2 = er[k] * er[k] + ei[k] * ei[k];
     const float smooth = 0.7f * psi[k] + 0.3f * e2;
-    psi[k] = smooth >= e2 ? smooth : e2;
-    const float excess = psi[k] - 0.5f * power[k];
-    const float near = 1e-6f >= excess ? 1e-6f : excess;
+    psi[k] = pcm_swift_max(e2, smooth);
+    const float near = pcm_swift_max(psi[k] - 0.5f * power[k], 1e-6f);
     inverse[k] = 1 / (power[k] + 2 * near + floor);
     const float x2 = xr[k] * xr[k] + xi[k] * xi[k];
     rp[k] = 0.9f * rp[k] + 0.1f * x2;
@@ -100,59 +95,54 @@ PCM_CLONES void pcmmix_core_echo_steps(const float *restrict er, const float *re
   }
 }
 
-PCM_INLINE pcm_v8f pcm_select(pcm_v8f a, pcm_v8f b, pcm_v8i mask) {
-  return (pcm_v8f)(((pcm_v8i)a & mask) | ((pcm_v8i)b & ~mask));
-}
-
-// Eight bins from k on, through every partition: the bin's errors, steps and inverse
-// denominator held in registers.
-PCM_INLINE void update8(float *restrict w, float *restrict v, float *restrict p,
-                        const float *restrict ring, long ring_blocks, long newest,
-                        long partitions, long bins, long k, const float *restrict er_,
-                        const float *restrict ei_, const float *restrict inverse,
-                        const float *restrict sr_, const float *restrict si_,
-                        const float *restrict step_, float a2_, float fraction_) {
-  const long width = 2 * bins;
-  const pcm_v8f er = pcm_load(er_ + k), ei = pcm_load(ei_ + k), inv = pcm_load(inverse + k);
-  const pcm_v8f sr = pcm_load(sr_ + k), si = pcm_load(si_ + k), step = pcm_load(step_ + k);
-  const pcm_v8f a2 = pcm_splat(a2_), fraction = pcm_splat(fraction_);
-  const pcm_v8f zero = pcm_splat(0), one = pcm_splat(1);
-  // Pointers stepped partition by partition (X backwards through the ring).
-  const float *x = ring + newest * width, *const ring_end = ring + ring_blocks * width;
-  float *wp = w + k, *vp = v + k, *pp = p + k;
-  for (long part = 0; part < partitions; part++) {
-    const pcm_v8f xr = pcm_load(x + k), xi = pcm_load(x + bins + k);
-    const pcm_v8f pk = pcm_load(pp), wr = pcm_load(wp), wi = pcm_load(wp + bins);
-    const pcm_v8f x2 = xr * xr + xi * xi;
-    const pcm_v8f gain = pk * inv;
-    const pcm_v8f gr = xr * er + xi * ei;
-    const pcm_v8f gi = xr * ei - xi * er;
-    const pcm_v8f nr = wr + gain * gr, ni = wi + gain * gi;
-    pcm_store(wp, nr);
-    pcm_store(wp + bins, ni);
-    const pcm_v8f left = pk - fraction * gain * pk * x2;
-    const pcm_v8f kept = pcm_select(left, zero, left > zero);
-    pcm_store(pp, a2 * kept + (one - a2) * (nr * nr + ni * ni));
-    const pcm_v8f hr = xr * sr + xi * si;
-    const pcm_v8f hi = xr * si - xi * sr;
-    pcm_store(vp, pcm_load(vp) + step * hr);
-    pcm_store(vp + bins, pcm_load(vp + bins) + step * hi);
-    wp += width;
-    vp += width;
-    pp += bins;
-    x = x == ring ? ring_end - width : x - width;
+// NAME(…, k): the bins from k on (one, or eight), through every partition, their errors, steps
+// and inverse denominator held in registers (EchoKernels.kalman and .nlms in Swift).
+#define PCM_UPDATE_GROUP(NAME, T, LOAD, STORE, SPLAT, POSITIVE)                                \
+  PCM_INLINE void NAME(float *restrict w, float *restrict v, float *restrict p,                \
+                       const float *restrict ring, long ring_blocks, long newest,              \
+                       long partitions, long bins, long k, const float *restrict er_,          \
+                       const float *restrict ei_, const float *restrict inverse,               \
+                       const float *restrict sr_, const float *restrict si_,                   \
+                       const float *restrict step_, float a2_, float fraction_) {              \
+    const long width = 2 * bins;                                                               \
+    const T er = LOAD(er_ + k), ei = LOAD(ei_ + k), inv = LOAD(inverse + k);                   \
+    const T sr = LOAD(sr_ + k), si = LOAD(si_ + k), step = LOAD(step_ + k);                    \
+    const T a2 = SPLAT(a2_), fraction = SPLAT(fraction_), one = SPLAT(1);                      \
+    const float *x = ring + newest * width, *const ring_end = ring + ring_blocks * width;      \
+    float *wp = w + k, *vp = v + k, *pp = p + k;                                               \
+    for (long part = 0; part < partitions; part++) {                                           \
+      const T xr = LOAD(x + k), xi = LOAD(x + bins + k);                                       \
+      const T pk = LOAD(pp), wr = LOAD(wp), wi = LOAD(wp + bins);                              \
+      const T x2 = xr * xr + xi * xi;                                                          \
+      const T gain = pk * inv;                                                                 \
+      const T gr = xr * er + xi * ei;                                                          \
+      const T gi = xr * ei - xi * er;                                                          \
+      const T nr = wr + gain * gr, ni = wi + gain * gi;                                        \
+      STORE(wp, nr);                                                                           \
+      STORE(wp + bins, ni);                                                                    \
+      const T left = pk - fraction * gain * pk * x2;                                           \
+      STORE(pp, a2 * POSITIVE(left) + (one - a2) * (nr * nr + ni * ni));                       \
+      const T hr = xr * sr + xi * si;                                                          \
+      const T hi = xr * si - xi * sr;                                                          \
+      STORE(vp, LOAD(vp) + step * hr);                                                         \
+      STORE(vp + bins, LOAD(vp + bins) + step * hi);                                           \
+      wp += width;                                                                             \
+      vp += width;                                                                             \
+      pp += bins;                                                                              \
+      x = x == ring ? ring_end - width : x - width;                                            \
+    }                                                                                          \
   }
-}
+PCM_UPDATE_GROUP(update8, pcm_v8f, pcm_load, pcm_store, pcm_splat, pcm_positive8)
+PCM_UPDATE_GROUP(update1, float, pcm_load1, pcm_store1, pcm_splat1, pcm_positive1)
+#undef PCM_UPDATE_GROUP
 
 PCM_CLONES void pcmmix_core_echo_update(float *restrict w, float *restrict v, float *restrict p,
                                         const float *restrict ring, long ring_blocks,
                                         long newest, long partitions, long bins, long first,
-                                        long count,
-                                        const float *restrict er, const float *restrict ei,
-                                        const float *restrict inverse, const float *restrict sr,
-                                        const float *restrict si, const float *restrict step,
-                                        float a2, float fraction) {
-  const long width = 2 * bins;
+                                        long count, const float *restrict er,
+                                        const float *restrict ei, const float *restrict inverse,
+                                        const float *restrict sr, const float *restrict si,
+                                        const float *restrict step, float a2, float fraction) {
   long k = first;
   // As in pcmmix_core_echo_predict: the canceller's layout as a constant.
   if (bins == 257) {
@@ -167,26 +157,8 @@ PCM_CLONES void pcmmix_core_echo_update(float *restrict w, float *restrict v, fl
     }
   }
   for (; k < count; k++) {
-    long slot = newest;
-    for (long part = 0; part < partitions; part++) {
-      const float *x = ring + slot * width;
-      float *wp = w + part * width, *vp = v + part * width, *pp = p + part * bins;
-      const float xr = x[k], xi = x[bins + k];
-      const float x2 = xr * xr + xi * xi;
-      const float gain = pp[k] * inverse[k];
-      const float gr = xr * er[k] + xi * ei[k];
-      const float gi = xr * ei[k] - xi * er[k];
-      const float nr = wp[k] + gain * gr, ni = wp[bins + k] + gain * gi;
-      wp[k] = nr;
-      wp[bins + k] = ni;
-      const float left = pp[k] - fraction * gain * pp[k] * x2;
-      pp[k] = a2 * (left > 0 ? left : 0) + (1 - a2) * (nr * nr + ni * ni);
-      const float hr = xr * sr[k] + xi * si[k];
-      const float hi = xr * si[k] - xi * sr[k];
-      vp[k] += step[k] * hr;
-      vp[bins + k] += step[k] * hi;
-      slot = slot == 0 ? ring_blocks - 1 : slot - 1;
-    }
+    update1(w, v, p, ring, ring_blocks, newest, partitions, bins, k, er, ei, inverse, sr, si,
+            step, a2, fraction);
   }
 }
 
@@ -195,9 +167,6 @@ PCM_CLONES void pcmmix_core_echo_power_add(const float *restrict xr, const float
   for (long k = 0; k < bins; k++) out[k] += weight * (xr[k] * xr[k] + xi[k] * xi[k]);
 }
 
-// Swift's max and min of two floats: the second where it is greater or equal (less).
-PCM_INLINE float swift_max(float a, float b) { return b >= a ? b : a; }
-PCM_INLINE float swift_min(float a, float b) { return b < a ? b : a; }
 
 PCM_CLONES void pcmmix_core_echo_gains(const float *restrict se, const float *restrict sy,
                                        const float *restrict residual,
@@ -212,12 +181,12 @@ PCM_CLONES void pcmmix_core_echo_gains(const float *restrict se, const float *re
   for (long k = 0; k < bins; k++) {
     const float s = se[k];
     const float onset = explained && hold[k] > 0 ? s : 0;
-    const float r = swift_max(
-        swift_max(swift_max(residual[k], 0.1f * echo_only * path[k]),
-                  swift_max(unlearnt * swift_max(0, path[k] - sy[k]),
-                            misadjusted * swift_min(s, sy[k]))),
+    const float r = pcm_swift_max(
+        pcm_swift_max(pcm_swift_max(residual[k], 0.1f * echo_only * path[k]),
+                  pcm_swift_max(unlearnt * pcm_swift_max(0, path[k] - sy[k]),
+                            misadjusted * pcm_swift_min(s, sy[k]))),
         onset);
-    float g = swift_max(floor, 1 - overdrive * r / s);
+    float g = pcm_swift_max(floor, 1 - overdrive * r / s);
     g = g > gains[k] ? 0.5f * (g + gains[k]) : g;
     g = on && s > 0 ? g : 1;
     gains[k] = g;

@@ -27,6 +27,10 @@ typedef float pcm_v8f_u __attribute__((vector_size(32), aligned(4)));
 typedef int pcm_v8i_u __attribute__((vector_size(32), aligned(4)));
 typedef float pcm_v4f_u __attribute__((vector_size(16), aligned(4)));
 
+/// Swift's `max` and `min` of two floats: the second where it is greater or equal (less).
+PCM_INLINE float pcm_swift_max(float a, float b) { return b >= a ? b : a; }
+PCM_INLINE float pcm_swift_min(float a, float b) { return b < a ? b : a; }
+
 PCM_INLINE pcm_v8f pcm_load(const float *p) { return *(const pcm_v8f_u *)p; }
 PCM_INLINE void pcm_store(float *p, pcm_v8f v) { *(pcm_v8f_u *)p = v; }
 PCM_INLINE pcm_v8f pcm_splat(float x) { return (pcm_v8f){x, x, x, x, x, x, x, x}; }
