@@ -65,10 +65,9 @@ package struct EchoCanceller {
   var mainError = 0.0
   var shadowError = 0.0
   var shadowLead = 0
-  /// The previous block's mic, error and echo estimate (time domain): the suppressor's frames
-  /// are two blocks long.
+  /// The previous block's mic and echo estimate (time domain): the suppressor's frames are two
+  /// blocks long.
   var micPrev: [Float]
-  var errorPrev: [Float]
   var echoPrev: [Float]
   var suppressor: ResidualEchoSuppressor
   /// The overlap-add tail: the second half of the last output frame.
@@ -152,7 +151,6 @@ package struct EchoCanceller {
     nearPower = [Float](repeating: 1, count: 257)
     refPower = [Float](repeating: 1, count: 257)
     micPrev = [Float](repeating: 0, count: 256)
-    errorPrev = [Float](repeating: 0, count: 256)
     echoPrev = [Float](repeating: 0, count: 256)
     suppressor = ResidualEchoSuppressor(bins: 257, settings: settings)
     tail = [Float](repeating: 0, count: 256)
@@ -187,7 +185,7 @@ package struct EchoCanceller {
   package var retainedBytes: Int {
     4
       * (refBlock.count + spectra.count + main.count + covariance.count + shadow.count
-        + nearPower.count + refPower.count + 3 * hop + tail.count + scratch.count
+        + nearPower.count + refPower.count + 2 * hop + tail.count + scratch.count
         + window.count + pathProfile.count) + suppressor.retainedBytes
   }
 
@@ -243,9 +241,9 @@ package struct EchoCanceller {
       // 4. The filters compared.
       compareFilters(
         mainEnergy: mainE, shadowEnergy: shadowE, micEnergy: micEnergy, farActive: farActive)
-      // The block's linear output is the main filter's error (the shadow's is noisier; it
-      // only leads the main one through a path change, and then takes its place above).
-      let errorNow = errorMain
+      // The block's linear output is the main filter's error, mic − echoNow (the shadow's is
+      // noisier; it only leads the main one through a path change, and then takes its place
+      // above): the suppressor takes its spectrum as the mic's less the estimate's.
       // Echo presence, for the bypass decision and the statistics.
       var echoE: Float = 0
       for i in 0..<h { echoE += echoNow[i] * echoNow[i] }
@@ -257,9 +255,8 @@ package struct EchoCanceller {
       if suppressor.tracksVoice { directReference(into: slot(9)) }
       // 5. The suppressor on two-block frames of error, echo estimate and mic; overlap-add.
       suppressor.process(
-        reference: slot(19), direct: slot(9), error: errorNow, errorPrev: &errorPrev, echo: echoNow,
-        echoPrev: &echoPrev,
-        mic: mic, micPrev: micPrev, window: window, fft: fft, scratch: slot,
+        reference: slot(19), direct: slot(9), echo: echoNow, echoPrev: &echoPrev, mic: mic,
+        micPrev: micPrev, window: window, fft: fft, scratch: slot,
         farActive: farActive, tail: &tail, output: output, bypass: bypassed,
         statistics: &statistics)
       detectPathChange()

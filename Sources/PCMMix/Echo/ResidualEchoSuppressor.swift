@@ -150,14 +150,15 @@ struct ResidualEchoSuppressor {
     return Float(Int64(bitPattern: z) >> 11) * 0x1p-52
   }
 
-  /// One block: the frames of error, echo estimate and mic (this block and the one before, kept
-  /// in `errorPrev` and `echoPrev`, updated here), the gains, the output block (the previous
+  /// One block: the frames of echo estimate and mic (this block and the one before, the echo's
+  /// kept in `echoPrev`, updated here) and the error's spectrum as the mic's less the
+  /// estimate's (the error is mic − echo, and the FFT is linear: one FFT fewer), the gains, the output block (the previous
   /// one, overlap-added with `tail`). `reference`: the reference's power per bin as the echo
   /// path spreads it (``EchoCanceller/spreadReference(into:)``); `direct`: its power at the
   /// direct path (``EchoCanceller/directReference(into:)``), read only by the ducking detector.
   mutating func process(
-    reference: UnsafePointer<Float>, direct: UnsafePointer<Float>, error: UnsafePointer<Float>,
-    errorPrev: inout [Float], echo: UnsafePointer<Float>, echoPrev: inout [Float],
+    reference: UnsafePointer<Float>, direct: UnsafePointer<Float>, echo: UnsafePointer<Float>,
+    echoPrev: inout [Float],
     mic: UnsafePointer<Float>, micPrev: [Float], window: [Float],
     fft: RealFFT, scratch slot: (Int) -> UnsafeMutablePointer<Float>, farActive: Bool,
     tail: inout [Float], output: UnsafeMutablePointer<Float>, bypass: Bool,
@@ -166,7 +167,7 @@ struct ResidualEchoSuppressor {
     let n = bins
     let h = n - 1
     let time = slot(0)
-    // Spectra of the three frames: error (1, 2), echo estimate (3, 4), mic (5, 6).
+    // Spectra of the frames of echo estimate (3, 4) and mic (5, 6), and the error's (1, 2).
     func frame(_ prev: [Float], _ now: UnsafePointer<Float>, _ re: Int, _ im: Int) {
       for i in 0..<h {
         time[i] = prev[i] * window[i]
@@ -174,10 +175,13 @@ struct ResidualEchoSuppressor {
       }
       fft.forward(time, re: slot(re), im: slot(im))
     }
-    frame(errorPrev, error, 1, 2)
     frame(echoPrev, echo, 3, 4)
     frame(micPrev, mic, 5, 6)
     let (er, ei, yr, yi, mr, mi) = (slot(1), slot(2), slot(3), slot(4), slot(5), slot(6))
+    for k in 0..<n {
+      er[k] = mr[k] - yr[k]
+      ei[k] = mi[k] - yi[k]
+    }
     let se = slot(7)
     let sy = slot(8)
     trackPowers(
@@ -206,7 +210,6 @@ struct ResidualEchoSuppressor {
       output[i] = tail[i] + time[i] * window[i]
       tail[i] = time[h + i] * window[h + i]
     }
-    errorPrev.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: error, count: h) }
     echoPrev.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: echo, count: h) }
   }
 
