@@ -61,7 +61,8 @@ enum EchoBench {
         + ", and a perfect canceller's PESQ-WB: the talker with the room's noise)"
         + "; alone: the talker alone against the mic, whole: the capture against the mic (SI-SDR"
         + " dB); lag: the canceller's own delay in frames, found where the talker speaks alone"
-        + " and taken off before measuring; CPU per 10 ms of audio (the least of three runs),"
+        + " and taken off before measuring; CPU per 10 ms of audio (the least of five rounds, each"
+        + " round running every canceller in turn),"
         + " and ours with the Swift kernels instead of the C ones (the same bits)")
     // One folder per process: two benches at once wrote each other's PESQ inputs.
     let tmp =
@@ -73,8 +74,12 @@ enum EchoBench {
       let ceiling =
         pesqWorks && !scene.headphones
         ? doubleTalkPESQ(scene, zip(scene.talker, scene.noise).map(+), folder: tmp) : nil
-      for canceller in cancellers where report.wants(section: section, row: canceller) {
-        guard let row = measure(scene, canceller, pesq: pesqWorks ? tmp : nil) else {
+      let wanted = cancellers.filter { report.wants(section: section, row: $0) }
+      let runs = timedRuns(scene, wanted)
+      for canceller in wanted {
+        guard let run = runs[canceller],
+          let row = measure(scene, canceller, run, pesq: pesqWorks ? tmp : nil)
+        else {
           table.row([scene.name, canceller, "failed"])
           continue
         }
@@ -118,37 +123,67 @@ enum EchoBench {
     }
   }
 
-  /// One canceller on one scene.
-  static func measure(_ scene: EchoScene, _ canceller: String, pesq folder: String?) -> Row? {
+  /// Rounds of timed runs.
+  static let rounds = 5
+
+  /// Each canceller's output on the scene and its least CPU time (seconds, this thread) over
+  /// ``rounds`` rounds, each round running every canceller in turn: a change in the host's
+  /// speed during the scene reaches all of them alike. A canceller that fails is left out.
+  static func timedRuns(_ scene: EchoScene, _ cancellers: [String]) -> [String: (
+    output: [Float], seconds: Double
+  )] {
+    var runs: [String: (output: [Float], seconds: Double)] = [:]
+    var failed: Set<String> = []
+    for _ in 0..<rounds {
+      for canceller in cancellers where !failed.contains(canceller) {
+        guard let run = run(scene, canceller) else {
+          failed.insert(canceller)
+          runs[canceller] = nil
+          continue
+        }
+        runs[canceller] = (run.output, min(runs[canceller]?.seconds ?? .infinity, run.seconds))
+      }
+    }
+    return runs
+  }
+
+  /// One run of one canceller on the scene: its output and the CPU seconds it took.
+  static func run(_ scene: EchoScene, _ canceller: String) -> (output: [Float], seconds: Double)? {
     let n = scene.mic.count
     var out = [Float](repeating: 0, count: n)
-    // The least CPU time of three runs (the same output each time).
-    var seconds = Double.infinity
-    for _ in 0..<3 {
-      var run = 0.0
-      switch canceller {
-      case "ours":
-        let t0 = CaptureScene.threadCPU()
-        out = scene.cancelled().output
-        run = Double(CaptureScene.threadCPU() - t0) * 1e-9
-      case "speexdsp", "webrtc":
-        let status = scene.app.withUnsafeBufferPointer { a in
-          scene.mic.withUnsafeBufferPointer { m in
-            out.withUnsafeMutableBufferPointer { o in
-              canceller == "speexdsp"
-                ? echo_peer_speex(
-                  a.baseAddress, m.baseAddress, n, Int32(EchoScene.rate), o.baseAddress, &run)
-                : echo_peer_webrtc(
-                  a.baseAddress, m.baseAddress, n, Int32(EchoScene.rate), o.baseAddress, &run)
-            }
+    var seconds = 0.0
+    switch canceller {
+    case "ours":
+      let t0 = CaptureScene.threadCPU()
+      out = scene.cancelled().output
+      seconds = Double(CaptureScene.threadCPU() - t0) * 1e-9
+    case "speexdsp", "webrtc":
+      let status = scene.app.withUnsafeBufferPointer { a in
+        scene.mic.withUnsafeBufferPointer { m in
+          out.withUnsafeMutableBufferPointer { o in
+            canceller == "speexdsp"
+              ? echo_peer_speex(
+                a.baseAddress, m.baseAddress, n, Int32(EchoScene.rate), o.baseAddress, &seconds)
+              : echo_peer_webrtc(
+                a.baseAddress, m.baseAddress, n, Int32(EchoScene.rate), o.baseAddress, &seconds)
           }
         }
-        guard status == 0 else { return nil }
-      default:
-        return nil
       }
-      seconds = min(seconds, run)
+      guard status == 0 else { return nil }
+    default:
+      return nil
     }
+    return (out, seconds)
+  }
+
+  /// One canceller on one scene, from its timed runs (``timedRuns(_:_:)``).
+  static func measure(
+    _ scene: EchoScene, _ canceller: String, _ timed: (output: [Float], seconds: Double),
+    pesq folder: String?
+  ) -> Row? {
+    let n = scene.mic.count
+    var out = timed.output
+    let seconds = timed.seconds
     let blocks = Double(n) / Double(EchoScene.rate) * 100
     // Ours again with the Swift kernels: its CPU, if it gives the same bits.
     var swiftCost: Double?
