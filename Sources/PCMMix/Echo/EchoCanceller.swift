@@ -374,15 +374,17 @@ package struct EchoCanceller {
       main.withUnsafeBufferPointer { w in
         shadow.withUnsafeBufferPointer { v in
           covariance.withUnsafeBufferPointer { p in
-            kernels.predict(
-              w.baseAddress!, v.baseAddress!, p.baseAddress!, ring: sp.baseAddress!,
-              ringBlocks: ringBlocks, newest: spectrumSlot(0), partitions: partitions, bins: bins,
-              first: 0, count: lowBins, slot(3), slot(4), slot(9), slot(10), slot(5))
-            kernels.predict(
-              w.baseAddress!, v.baseAddress!, p.baseAddress!, ring: sp.baseAddress!,
-              ringBlocks: ringBlocks, newest: spectrumSlot(0), partitions: highPartitions,
-              bins: bins, first: lowBins, count: bins, slot(3), slot(4), slot(9), slot(10),
-              slot(5))
+            // Every partition below `lowBins`, the first `highPartitions` above (as in
+            // ``adapt(_:_:_:)``).
+            func predict(_ bands: Range<Int>, _ count: Int) {
+              kernels.predict(
+                w.baseAddress!, v.baseAddress!, p.baseAddress!, ring: sp.baseAddress!,
+                ringBlocks: ringBlocks, newest: spectrumSlot(0), partitions: count, bins: bins,
+                first: bands.lowerBound, count: bands.upperBound, slot(3), slot(4), slot(9),
+                slot(10), slot(5))
+            }
+            predict(0..<lowBins, partitions)
+            predict(lowBins..<bins, highPartitions)
           }
         }
       }
