@@ -87,12 +87,12 @@ def echo_section(echo):
              " the true echo); convergence to 20 dB from the start / the change, held over 100 ms"
              " windows for a second (or within 3 dB of the perfect canceller in windows where the"
              " room's noise holds it under 23 dB; – never); the talker in double talk: SI-SDR, echo"
-             " reduction, PESQ-WB, and the PESQ-WB of a perfect"
-             " canceller (the talker with the room's noise, the mic without its echo: the ceiling"
-             " any canceller that keeps the room tone can reach); the talker alone against the"
-             " raw mic (SI-SDR, capped at 99); CPU per 10 ms of audio (least of five rounds, each running"
-             " every canceller in turn), and"
-             " ours with its Swift kernels instead of the C ones (the same output, bit for bit;"
+             " reduction, PESQ-WB, and the PESQ-WB of a perfect canceller (the talker with the"
+             " room's noise, the mic without its echo: the ceiling any canceller that keeps the"
+             " room tone can reach); the talker alone against the raw mic (SI-SDR, capped at 99);"
+             " CPU per 10 ms of audio (least of five rounds, each running every canceller in"
+             " turn), and ours with its Swift kernels instead of the C ones (the same output, bit"
+             " for bit;"
              " \"differs\" if not).", "",
              "| scene | canceller | ERLE dB | perfect dB | conv. s | DT SI-SDR | DT echo red. | PESQ-WB | perfect PESQ | alone | µs / 10 ms | Swift µs |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]

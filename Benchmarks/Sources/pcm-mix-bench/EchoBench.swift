@@ -62,8 +62,8 @@ enum EchoBench {
         + "; alone: the talker alone against the mic, whole: the capture against the mic (SI-SDR"
         + " dB); lag: the canceller's own delay in frames, found where the talker speaks alone"
         + " and taken off before measuring; CPU per 10 ms of audio (the least of five rounds, each"
-        + " round running every canceller in turn),"
-        + " and ours with the Swift kernels instead of the C ones (the same bits)")
+        + " round running every canceller in turn), and ours with the Swift kernels instead of the"
+        + " C ones (the same bits)")
     // One folder per process: two benches at once wrote each other's PESQ inputs.
     let tmp =
       (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/pcm-mix-bench-echo-\(getpid())"

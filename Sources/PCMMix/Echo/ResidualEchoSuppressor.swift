@@ -152,14 +152,14 @@ struct ResidualEchoSuppressor {
 
   /// One block: the frames of echo estimate and mic (this block and the one before, the echo's
   /// kept in `echoPrev`, updated here) and the error's spectrum as the mic's less the
-  /// estimate's (the error is mic − echo, and the FFT is linear: one FFT fewer), the gains, the output block (the previous
-  /// one, overlap-added with `tail`). `reference`: the reference's power per bin as the echo
-  /// path spreads it (``EchoCanceller/spreadReference(into:)``); `direct`: its power at the
-  /// direct path (``EchoCanceller/directReference(into:)``), read only by the ducking detector.
+  /// estimate's (the error is mic − echo, and the FFT is linear: one FFT fewer), the gains,
+  /// the output block (the previous one, overlap-added with `tail`). `reference`: the
+  /// reference's power per bin as the echo path spreads it
+  /// (``EchoCanceller/spreadReference(into:)``); `direct`: its power at the direct path
+  /// (``EchoCanceller/directReference(into:)``), read only by the ducking detector.
   mutating func process(
     reference: UnsafePointer<Float>, direct: UnsafePointer<Float>, echo: UnsafePointer<Float>,
-    echoPrev: inout [Float],
-    mic: UnsafePointer<Float>, micPrev: [Float], window: [Float],
+    echoPrev: inout [Float], mic: UnsafePointer<Float>, micPrev: [Float], window: [Float],
     fft: RealFFT, scratch slot: (Int) -> UnsafeMutablePointer<Float>, farActive: Bool,
     tail: inout [Float], output: UnsafeMutablePointer<Float>, bypass: Bool,
     statistics: inout EchoStatistics
