@@ -71,6 +71,10 @@ import Testing
     #expect(m.doubleTalkEchoReduction >= 15)
     #expect(m.erleAfter >= 25)
     #expect(abs(m.talkerLevel) <= 1)
+    // The talker's first syllables, mostly under 375 Hz where the block-wide shape test does
+    // not look, must not teach that band a leakage it then holds the voice down by: 19.1 dB;
+    // 17.2 when each band learnt in every block the block-wide test called the echo alone.
+    #expect(m.doubleTalkSISDR >= 18.5)
   }
 
   @Test func musicTheFilterHasNotLearntIsTakenOutWhereTheAppPlaysAlone() throws {
@@ -140,7 +144,17 @@ import Testing
     let statistics = try #require(run.statistics)
     #expect(!statistics.isBypassed)
     #expect(statistics.erleDB > 15)
-    #expect(statistics.doubleTalkFraction > 0.1 && statistics.doubleTalkFraction < 0.5)
+    // The double-talk share against the scene's own: of the 256-frame blocks where the app
+    // plays, those where the talker speaks (above a hundredth of their mean energy).
+    func energy(_ x: [Float], _ b: Int) -> Double {
+      (256 * b..<256 * (b + 1)).reduce(0) { $0 + Double(x[$1]) * Double(x[$1]) }
+    }
+    let blocks = (0..<scene.app.count / 256).filter { energy(scene.app, $0) > 256e-7 }
+    let talk = blocks.map { energy(scene.talker, $0) }
+    let mean = talk.reduce(0, +) / Double(talk.filter { $0 > 0 }.count)
+    let truth = Double(talk.filter { $0 > 0.01 * mean }.count) / Double(blocks.count)
+    #expect(truth > 0.2 && truth < 0.35)
+    #expect(abs(statistics.doubleTalkFraction - truth) <= 0.08)
   }
 
   @Test func inThePipelineHeadphonesChangeNoBitOfTheOutput() throws {

@@ -79,7 +79,6 @@ package struct EchoCanceller {
   var micEnergy = 0.0
   var echoEnergy = 0.0
   var activeBlocks = 0
-  var nearBlocks = 0
   var bypassed = true
   /// The block in which the delay search last found the echo.
   var lastFound: Int?
