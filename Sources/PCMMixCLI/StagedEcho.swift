@@ -64,7 +64,9 @@ struct StagedEcho {
           mic.add(clean[i] - previous[i], at: q)
         }
       }
-      ducker?.note(voice: canceller.nearEndVoice, start: p - h, frames: h)
+      ducker?.note(
+        voice: canceller.nearEndVoice, uncertain: canceller.nearEndUncertain, start: p - h,
+        frames: h)
       swap(&previous, &micMid)
       next = p + h
     }

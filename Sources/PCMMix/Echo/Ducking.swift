@@ -4,7 +4,9 @@
 /// so the app's own echo never ducks the app. The detector runs ahead of the output by up to
 /// ``lookahead`` (as far as both sources have delivered): the duck starts before the first
 /// syllable. The gain moves in dB along ramps, never steps: down over ``attack``, held
-/// ``hold`` after the voice, up over ``release``.
+/// ``hold`` after the voice, up over ``release``. Where the app's echo is loud enough to hide
+/// the talker from the detector, the duck holds on through it, for at most one more ``hold``:
+/// the app does not come back up between two of the talker's words.
 public struct Ducking: Equatable, Sendable {
   /// How far the app goes down while the talker speaks (dB, default 10).
   public var depthDB = 10.0
@@ -54,6 +56,8 @@ package struct Ducker {
   var recentVoice: [Bool]
   var recentStart: [Int]
   var recentAt = 0
+  /// The end of the last span a voice was read in (not merely held through).
+  var confirmedEnd = Int.min / 2
 
   static let capacity = 64
   /// A voice is taken as one when at least ``confirming`` of the last ``window`` blocks hold
@@ -77,9 +81,19 @@ package struct Ducker {
   /// Frames the detector should run ahead of the output.
   package var lookaheadFrames: Int { lookahead }
 
-  /// The block at `start ..< start + frames` holds a voice (`voice`) or not; blocks come in
+  /// The block at `start ..< start + frames` holds a voice (`voice`) or not, or the detector
+  /// cannot tell (`uncertain`: the app's echo could hide a voice there); blocks come in
   /// timeline order.
-  package mutating func note(voice: Bool, start: Int, frames: Int) {
+  package mutating func note(voice: Bool, uncertain: Bool = false, start: Int, frames: Int) {
+    // A block the detector cannot tell (a loud echo over the talker) carries the last span on
+    // while the duck still holds, up to one hold past the last block a voice was read in.
+    if !voice && uncertain && count > 0 {
+      let last = (first + count - 1) % Self.capacity
+      let end = start + frames
+      if spans[last].end + holdFrames > start && confirmedEnd >= end - holdFrames {
+        spans[last].end = max(spans[last].end, end)
+      }
+    }
     let w = recentVoice.count
     recentVoice[recentAt] = voice
     recentStart[recentAt] = start
@@ -94,6 +108,7 @@ package struct Ducker {
     }
     guard held >= Self.confirming else { return }
     record(from: from, to: start + frames)
+    confirmedEnd = start + frames
   }
 
   /// Adds (or extends the last) span of voice.

@@ -112,6 +112,13 @@ package struct EchoCanceller {
   /// ``nearEndVoice`` holds only where the app's echo cannot reach (``echoReach`` blocks after
   /// it last played).
   var echoSettled = false
+  /// Whether the detector cannot tell the last output block: the app plays, no voice was
+  /// read, yet the error outweighs what the residual echo explains, or the residual echo the
+  /// suppressor expects would hide a voice at the level it was last read at. The ducker holds
+  /// a duck through such blocks instead of letting go (for at most its hold).
+  package var nearEndUncertain: Bool {
+    suppressor.voiceUncertain && echoSettled && blockIndex - lastFarBlock <= 1
+  }
   var settledBlocks = 0
   /// The last block in which the app played, and how many blocks its echo may last after it
   /// (the longest delay searched and the filter's length).

@@ -67,6 +67,13 @@ struct ResidualEchoSuppressor {
   /// Whether the last block's error held more than the residual echo and the noise explain: a
   /// near-end voice, whether the app plays or not.
   var nearEnd = false
+  /// For ducking: the detector cannot tell this block (see ``EchoCanceller/nearEndUncertain``).
+  var voiceUncertain = false
+  /// The error's power in the blocks ``nearEnd`` last held (smoothed): the voice's level.
+  var voiceLevel: Float = 0
+  /// This block's energy test and its threshold (residual and noise), for ``voiceUncertain``.
+  var voiceEnergy: Float = 0
+  var voiceThreshold: Float = 0
   /// Whether the last block was taken as the echo alone, and its error-to-estimate ratio.
   var echoAlone = false
   var misadjustment: Float = 0
@@ -300,6 +307,7 @@ struct ResidualEchoSuppressor {
     var voiceNoise: Float = 0
     if tracksVoice { for k in 0..<n { voiceNoise += voiceFloor[k] } }
     nearEnd = tracksVoice && seSum > 4 * residualSum + 30 * voiceNoise
+    (voiceEnergy, voiceThreshold) = (seSum, 4 * residualSum + 30 * voiceNoise)
     return (near, noiseSum)
   }
 
@@ -345,6 +353,12 @@ struct ResidualEchoSuppressor {
       && unexplainedShare(
         mic: mic, reference: reference, direct: references.direct, bypass: bypass)
         > Self.voiceShare
+    if tracksVoice {
+      if nearEnd { voiceLevel += 0.1 * (voiceEnergy - voiceLevel) }
+      voiceUncertain =
+        !nearEnd
+        && (voiceEnergy > voiceThreshold || voiceThreshold > Self.hiddenVoice * voiceLevel)
+    }
     // Shapes that agree well after 200 ms without a voice; less well (an echo path that
     // changed, a loudspeaker that distorts) after 500 ms.
     let threshold: Float = voiceQuiet > 94 ? 0.75 : voiceQuiet > 37 ? 0.9 : 2
@@ -516,6 +530,9 @@ struct ResidualEchoSuppressor {
   /// The least share of the mic's power that
   /// ``unexplainedShare(mic:reference:direct:bypass:)`` must leave for a voice.
   static let voiceShare: Float = 0.25
+  /// ``voiceUncertain`` holds where the energy test's threshold is over this share of
+  /// ``voiceLevel``: a voice at half the level it was last read at would not pass.
+  static let hiddenVoice: Float = 0.5
   /// A band's ``pathGain`` counts once it has been learnt in this many blocks.
   static let learntBlocks: UInt8 = 10
 

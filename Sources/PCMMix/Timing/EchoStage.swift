@@ -68,7 +68,9 @@ struct EchoStage {
       }
       // Bypassed, the output is the mic's mid as it came: nothing to add.
       if corrects && !canceller.statistics.isBypassed { correct(&mic, at: p - h) }
-      ducker?.note(voice: canceller.nearEndVoice, start: p - h, frames: h)
+      ducker?.note(
+        voice: canceller.nearEndVoice, uncertain: canceller.nearEndUncertain, start: p - h,
+        frames: h)
       swap(&previousMid, &micMid)
       next = p + h
     }
