@@ -400,7 +400,7 @@ struct ResidualEchoSuppressor {
   /// onset (14.0 s), band 0's agreement fell to 0.03–0.7 in 20 of 30 blocks while the block-wide
   /// one stayed at 0.93–1.0. Learnt there, band 0's leakage rose from 0.004 to 0.54 in 150 ms
   /// and stayed through the double talk: the gains then held the talker's low band down under
-  /// the music's bass, and the ducker's detector read the whole residual as the echo's.
+  /// the music's bass, and the voice detector's energy threshold rose about threefold.
   mutating func bandsAgree(
     echo: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
