@@ -72,3 +72,21 @@ import Testing
     #expect(outEnergy < 0.1 * micEnergy)
   }
 }
+
+/// The residual-echo suppressor's bands.
+@Suite struct SuppressorBandTests {
+  /// The suppressor's per-band sums walk each band's bins as a range: the ranges must be the
+  /// bins ``ResidualEchoSuppressor/band(_:)`` assigns, every bin in one band, for the canceller's
+  /// 257 bins and for counts that end inside a band or before the last one.
+  @Test(arguments: [257, 129, 100, 9, 3])
+  func eachBandsRangeHoldsTheBinsOfThatBand(_ count: Int) {
+    var covered = 0
+    for b in 0..<ResidualEchoSuppressor.bandCount {
+      let range = ResidualEchoSuppressor.bins(ofBand: b, count: count)
+      let expected = (0..<count).filter { Int(ResidualEchoSuppressor.band($0)) == b }
+      #expect(Array(range) == expected, "band \(b) of \(count) bins")
+      covered += range.count
+    }
+    #expect(covered == count)
+  }
+}

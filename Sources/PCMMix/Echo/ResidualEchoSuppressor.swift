@@ -71,9 +71,6 @@ struct ResidualEchoSuppressor {
   var voiceUncertain = false
   /// The error's power in the blocks ``nearEnd`` last held (smoothed): the voice's level.
   var voiceLevel: Float = 0
-  /// This block's energy test and its threshold (residual and noise), for ``voiceUncertain``.
-  var voiceEnergy: Float = 0
-  var voiceThreshold: Float = 0
   /// Whether the last block was taken as the echo alone, and its error-to-estimate ratio.
   var echoAlone = false
   var misadjustment: Float = 0
@@ -151,6 +148,14 @@ struct ResidualEchoSuppressor {
     return b
   }
 
+  /// The bins of band `b` (see ``band(_:)``) among `count`: contiguous, empty where the band
+  /// has none.
+  static func bins(ofBand b: Int, count: Int) -> Range<Int> {
+    let lower = b == 0 ? 0 : 2 << b
+    let upper = b == bandCount - 1 ? count : 4 << b
+    return min(lower, count)..<min(max(lower, upper), count)
+  }
+
   /// A uniform number in −1 … 1 (SplitMix64), advancing `state`.
   static func random(_ state: inout UInt64) -> Float {
     state &+= 0x9E37_79B9_7F4A_7C15
@@ -198,11 +203,12 @@ struct ResidualEchoSuppressor {
     trackPowers(
       error: (er, ei), echo: (yr, yi), mic: (mr, mi), errorPower: se, echoPower: sy)
     let residual = slot(10)
-    let (near, noiseSum) = estimateResidual(errorPower: se, echoPower: sy, into: residual)
+    let (near, noiseSum, voice) = estimateResidual(errorPower: se, echoPower: sy, into: residual)
     if farActive {
       learnLeakage(
-        near: near, noise: noiseSum, echo: (yr, yi), mic: (mr, mi), errorPower: se,
-        echoPower: sy, reference: (reference, direct), bypass: bypass, statistics: &statistics)
+        near: near, noise: noiseSum, voiceTest: voice, echo: (yr, yi), mic: (mr, mi),
+        errorPower: se, echoPower: sy, reference: (reference, direct), bypass: bypass,
+        statistics: &statistics)
     } else if nearEnd {
       // In the app's pauses its echo still rings in the mic (the output latency, the room's
       // tail): the same shape test, for the ducker.
@@ -283,11 +289,12 @@ struct ResidualEchoSuppressor {
 
   /// The residual echo each bin may hold (into `residual`): the bands' leakage of the echo
   /// estimate. Sets ``nearEnd`` (the ducking detector's test) and returns whether the error
-  /// outweighs residual and noise (the near end's presence) and the noise floor's sum.
+  /// outweighs residual and noise (the near end's presence), the noise floor's sum, and the
+  /// detector's energy test: the error's energy and its threshold (for ``voiceUncertain``).
   mutating func estimateResidual(
     errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
     into residual: UnsafeMutablePointer<Float>
-  ) -> (near: Bool, noise: Float) {
+  ) -> (near: Bool, noise: Float, voice: (energy: Float, threshold: Float)) {
     let n = bins
     // The residual estimate and the near end's presence.
     var seSum: Float = 0
@@ -306,16 +313,16 @@ struct ResidualEchoSuppressor {
     // echo.
     var voiceNoise: Float = 0
     if tracksVoice { for k in 0..<n { voiceNoise += voiceFloor[k] } }
-    nearEnd = tracksVoice && seSum > 4 * residualSum + 30 * voiceNoise
-    (voiceEnergy, voiceThreshold) = (seSum, 4 * residualSum + 30 * voiceNoise)
-    return (near, noiseSum)
+    let threshold = 4 * residualSum + 30 * voiceNoise
+    nearEnd = tracksVoice && seSum > threshold
+    return (near, noiseSum, (seSum, threshold))
   }
 
   /// While the app plays: the double-talk share, the coherence of mic and echo estimate, the
   /// voice test, ``nearEnd``'s shape test, and where the mic is the echo alone, the bands'
   /// leakage learnt.
   mutating func learnLeakage(
-    near: Bool, noise noiseSum: Float,
+    near: Bool, noise noiseSum: Float, voiceTest: (energy: Float, threshold: Float),
     echo: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
@@ -354,10 +361,11 @@ struct ResidualEchoSuppressor {
         mic: mic, reference: reference, direct: references.direct, bypass: bypass)
         > Self.voiceShare
     if tracksVoice {
-      if nearEnd { voiceLevel += 0.1 * (voiceEnergy - voiceLevel) }
+      if nearEnd { voiceLevel += 0.1 * (voiceTest.energy - voiceLevel) }
       voiceUncertain =
         !nearEnd
-        && (voiceEnergy > voiceThreshold || voiceThreshold > Self.hiddenVoice * voiceLevel)
+        && (voiceTest.energy > voiceTest.threshold
+          || voiceTest.threshold > Self.hiddenVoice * voiceLevel)
     }
     // Shapes that agree well after 200 ms without a voice; less well (an echo path that
     // changed, a loudspeaker that distorts) after 500 ms.
@@ -372,7 +380,7 @@ struct ResidualEchoSuppressor {
     }
     if echoAlone {
       noiseFloor.withUnsafeBufferPointer { noise in
-        Self.bandSums(bins: n, bandOf: bandOf, into: &bandE, &bandY) {
+        Self.bandSums(bins: n, into: &bandE, &bandY) {
           (Double(max(0, se[$0] - noise[$0])), Double(sy[$0]))
         }
       }
@@ -410,24 +418,19 @@ struct ResidualEchoSuppressor {
     let (mr, mi) = mic
     let n = bins
     noiseFloor.withUnsafeBufferPointer { noise in
-      bandOf.withUnsafeBufferPointer { bandOf in
-        bandAgrees.withUnsafeMutableBufferPointer { agrees in
-          // A band's bins are contiguous: each band summed in local variables.
-          var k = 0
-          while k < n {
-            let b = bandOf[k]
-            var (cr, ci, pm, py, pn): (Float, Float, Float, Float, Float) = (0, 0, 0, 0, 0)
-            while k < n && bandOf[k] == b {
-              cr += mr[k] * yr[k] + mi[k] * yi[k]
-              ci += mi[k] * yr[k] - mr[k] * yi[k]
-              pm += mr[k] * mr[k] + mi[k] * mi[k]
-              py += sy[k]
-              pn += noise[k]
-              k += 1
-            }
-            agrees[Int(b)] =
-              py < 4 * pn || (cr * cr + ci * ci) / max(pm * py, 1e-30) > Self.bandAgreement
+      bandAgrees.withUnsafeMutableBufferPointer { agrees in
+        // Each band summed in local variables.
+        for b in 0..<Self.bandCount where !Self.bins(ofBand: b, count: n).isEmpty {
+          var (cr, ci, pm, py, pn): (Float, Float, Float, Float, Float) = (0, 0, 0, 0, 0)
+          for k in Self.bins(ofBand: b, count: n) {
+            cr += mr[k] * yr[k] + mi[k] * yi[k]
+            ci += mi[k] * yr[k] - mr[k] * yi[k]
+            pm += mr[k] * mr[k] + mi[k] * mi[k]
+            py += sy[k]
+            pn += noise[k]
           }
+          agrees[b] =
+            py < 4 * pn || (cr * cr + ci * ci) / max(pm * py, 1e-30) > Self.bandAgreement
         }
       }
     }
@@ -460,7 +463,7 @@ struct ResidualEchoSuppressor {
   ) {
     let (mr, mi) = mic
     noiseFloor.withUnsafeBufferPointer { noise in
-      Self.bandSums(bins: bins, bandOf: bandOf, into: &bandE, &bandR) {
+      Self.bandSums(bins: bins, into: &bandE, &bandR) {
         (Double(max(0, mr[$0] * mr[$0] + mi[$0] * mi[$0] - noise[$0])), Double(reference[$0]))
       }
     }
@@ -471,31 +474,21 @@ struct ResidualEchoSuppressor {
     }
   }
 
-  /// Each band's sums of the two terms `term(k)` gives for its bins, into `x` and `y` (bands
-  /// without bins: 0). A band's bins are contiguous, so each band is summed in local variables,
-  /// bin after bin.
+  /// Each band's sums of the two terms `term(k)` gives for its bins
+  /// (``bins(ofBand:count:)``), into `x` and `y` (bands without bins: 0), each band summed in
+  /// local variables, bin after bin.
   static func bandSums(
-    bins: Int, bandOf: [UInt8], into x: inout [Double], _ y: inout [Double],
-    _ term: (Int) -> (Double, Double)
+    bins: Int, into x: inout [Double], _ y: inout [Double], _ term: (Int) -> (Double, Double)
   ) {
     for b in 0..<x.count {
-      x[b] = 0
-      y[b] = 0
-    }
-    bandOf.withUnsafeBufferPointer { bandOf in
-      var k = 0
-      while k < bins {
-        let b = bandOf[k]
-        var (sx, sy) = (0.0, 0.0)
-        while k < bins && bandOf[k] == b {
-          let (tx, ty) = term(k)
-          sx += tx
-          sy += ty
-          k += 1
-        }
-        x[Int(b)] = sx
-        y[Int(b)] = sy
+      var (sx, sy) = (0.0, 0.0)
+      for k in Self.bins(ofBand: b, count: bins) {
+        let (tx, ty) = term(k)
+        sx += tx
+        sy += ty
       }
+      x[b] = sx
+      y[b] = sy
     }
   }
 
