@@ -160,6 +160,15 @@ public struct EchoScene: Sendable {
   /// Seconds to a sample index.
   public static func index(_ t: Double) -> Int { Int((t * Double(rate)).rounded()) }
 
+  /// The energy of each whole `frame`-long frame of `x`, in order.
+  public static func frameEnergies(_ x: [Float], frame: Int) -> [Double] {
+    (0..<(x.count / frame)).map { f in
+      var e = 0.0
+      for i in (f * frame)..<((f + 1) * frame) { e += Double(x[i]) * Double(x[i]) }
+      return e
+    }
+  }
+
   /// Root mean square over `spans` (seconds).
   public static func rms(_ x: [Float], _ spans: [ClosedRange<Double>]) -> Double {
     var sum = 0.0
@@ -573,19 +582,15 @@ public struct DuckingMetrics: Sendable {
   public init(scene: EchoScene, appStem: [Float], settle: Double = 0.9) {
     let frame = EchoScene.rate / 50
     let count = scene.app.count / frame
-    func energy(_ x: [Float], _ f: Int) -> Double {
-      var e = 0.0
-      for i in (f * frame)..<((f + 1) * frame) { e += Double(x[i]) * Double(x[i]) }
-      return e
-    }
-    let talk = (0..<count).map { energy(scene.talker, $0) }
+    let talk = EchoScene.frameEnergies(scene.talker, frame: frame)
+    let app = EchoScene.frameEnergies(scene.app, frame: frame)
+    let stem = EchoScene.frameEnergies(appStem, frame: frame)
     let mean = talk.reduce(0, +) / Double(max(1, talk.filter { $0 > 0 }.count))
     let active = talk.map { $0 > 0.05 * mean }
     let silent = talk.map { $0 < 1e-4 * mean }
     var gains = [Double?](repeating: nil, count: count)
     for f in 0..<count {
-      let a = energy(scene.app, f)
-      if a > 1e-7 * Double(frame) { gains[f] = 10 * log10(max(energy(appStem, f), 1e-30) / a) }
+      if app[f] > 1e-7 * Double(frame) { gains[f] = 10 * log10(max(stem[f], 1e-30) / app[f]) }
     }
     func inAppAlone(_ f: Int) -> Bool {
       let t = Double(f * frame) / Double(EchoScene.rate)

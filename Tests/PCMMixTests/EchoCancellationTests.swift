@@ -146,11 +146,10 @@ import Testing
     #expect(statistics.erleDB > 15)
     // The double-talk share against the scene's own: of the 256-frame blocks where the app
     // plays, those where the talker speaks (above a hundredth of their mean energy).
-    func energy(_ x: [Float], _ b: Int) -> Double {
-      (256 * b..<256 * (b + 1)).reduce(0) { $0 + Double(x[$1]) * Double(x[$1]) }
-    }
-    let blocks = (0..<scene.app.count / 256).filter { energy(scene.app, $0) > 256e-7 }
-    let talk = blocks.map { energy(scene.talker, $0) }
+    let app = EchoScene.frameEnergies(scene.app, frame: 256)
+    let talker = EchoScene.frameEnergies(scene.talker, frame: 256)
+    let blocks = app.indices.filter { app[$0] > 256e-7 }
+    let talk = blocks.map { talker[$0] }
     let mean = talk.reduce(0, +) / Double(talk.filter { $0 > 0 }.count)
     let truth = Double(talk.filter { $0 > 0.01 * mean }.count) / Double(blocks.count)
     #expect(truth > 0.2 && truth < 0.35)

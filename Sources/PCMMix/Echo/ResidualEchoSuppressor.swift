@@ -420,9 +420,11 @@ struct ResidualEchoSuppressor {
     noiseFloor.withUnsafeBufferPointer { noise in
       bandAgrees.withUnsafeMutableBufferPointer { agrees in
         // Each band summed in local variables.
-        for b in 0..<Self.bandCount where !Self.bins(ofBand: b, count: n).isEmpty {
+        for b in 0..<Self.bandCount {
+          let range = Self.bins(ofBand: b, count: n)
+          guard !range.isEmpty else { continue }
           var (cr, ci, pm, py, pn): (Float, Float, Float, Float, Float) = (0, 0, 0, 0, 0)
-          for k in Self.bins(ofBand: b, count: n) {
+          for k in range {
             cr += mr[k] * yr[k] + mi[k] * yi[k]
             ci += mi[k] * yr[k] - mr[k] * yi[k]
             pm += mr[k] * mr[k] + mi[k] * mi[k]
