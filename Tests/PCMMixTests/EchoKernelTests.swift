@@ -76,8 +76,9 @@ import Testing
 /// The residual-echo suppressor's bands.
 @Suite struct SuppressorBandTests {
   /// The suppressor's per-band sums walk each band's bins as a range: the ranges must be the
-  /// bins ``ResidualEchoSuppressor/band(_:)`` assigns, every bin in one band, for the canceller's
-  /// 257 bins and for counts that end inside a band or before the last one.
+  /// bins ``ResidualEchoSuppressor/band(_:)`` assigns (its table), every bin in exactly one
+  /// band, for the canceller's 257 bins and for counts that end inside a band or before the
+  /// last one.
   @Test(arguments: [257, 129, 100, 9, 3])
   func eachBandsRangeHoldsTheBinsOfThatBand(_ count: Int) {
     var covered = 0
@@ -88,5 +89,18 @@ import Testing
       covered += range.count
     }
     #expect(covered == count)
+  }
+
+  /// The layout itself, for the canceller's 257 bins (93.75 Hz each at 48 kHz): 0–3, 4–7,
+  /// then octaves up to 255, and bin 256 (24 kHz) alone in the last band.
+  @Test func theBandsAreOctavesFromBinFour() {
+    let lowers = (0..<ResidualEchoSuppressor.bandCount).map {
+      ResidualEchoSuppressor.bins(ofBand: $0, count: 257).lowerBound
+    }
+    #expect(lowers == [0, 4, 8, 16, 32, 64, 128, 256])
+    #expect(ResidualEchoSuppressor.bins(ofBand: 7, count: 257) == 256..<257)
+    let bands: [UInt8] = (0..<257).map { ResidualEchoSuppressor.band($0) }
+    let counts: [Int] = (0..<8).map { b in bands.filter { Int($0) == b }.count }
+    #expect(counts == [4, 4, 8, 16, 32, 64, 128, 1])
   }
 }

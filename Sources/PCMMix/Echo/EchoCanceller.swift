@@ -117,7 +117,7 @@ package struct EchoCanceller {
   /// suppressor expects would hide a voice at the level it was last read at. The ducker holds
   /// a duck through such blocks instead of letting go (for at most its hold).
   package var nearEndUncertain: Bool {
-    suppressor.voiceUncertain && echoSettled && blockIndex - lastFarBlock <= 1
+    suppressor.voiceUncertain && echoSettled
   }
   var settledBlocks = 0
   /// The last block in which the app played, and how many blocks its echo may last after it

@@ -36,7 +36,7 @@ struct ResidualEchoSuppressor {
   var meanE: [Double]
   var meanY: [Double]
   /// Per band, whether this block's mic has the echo estimate's shape in that band too (see
-  /// ``bandsAgree(echo:mic:echoPower:)``): only those bands learn their leakage.
+  /// ``bandsAgree(echo:mic:)``): only those bands learn their leakage.
   var bandAgrees: [Bool]
   /// How fast ``meanE`` and ``meanY`` follow each echo-alone block: about 20 blocks (0.1 s).
   static let leakageRate = 0.05
@@ -134,22 +134,19 @@ struct ResidualEchoSuppressor {
       + pathGainBlocks.count + onsetHold.count + bandAgrees.count
   }
 
-  /// The band of bin `k`: 8 bands, each twice as wide as the one below from bin 2 up.
+  /// The band of bin `k`: 8 bands, bins 0–3, 4–7, then each twice as wide as the one below
+  /// (8–15, …, 128–255), the last from 256 up (``bins(ofBand:count:)``).
   func band(_ k: Int) -> Int { Int(bandOf[k]) }
 
-  /// (See ``band(_:)``.)
+  /// (See ``band(_:)``: the band whose range holds bin `k`.)
   static func band(_ k: Int) -> UInt8 {
-    var b: UInt8 = 0
-    var edge = 4
-    while k >= edge && Int(b) < Self.bandCount - 1 {
-      b += 1
-      edge *= 2
-    }
-    return b
+    var b = 0
+    while b < bandCount - 1 && k >= bins(ofBand: b, count: Int.max).upperBound { b += 1 }
+    return UInt8(b)
   }
 
-  /// The bins of band `b` (see ``band(_:)``) among `count`: contiguous, empty where the band
-  /// has none.
+  /// The bins of band `b` among `count`: contiguous, empty where the band has none. This is
+  /// the bands' one layout; ``band(_:)`` reads it.
   static func bins(ofBand b: Int, count: Int) -> Range<Int> {
     let lower = b == 0 ? 0 : 2 << b
     let upper = b == bandCount - 1 ? count : 4 << b
@@ -209,14 +206,18 @@ struct ResidualEchoSuppressor {
         near: near, noise: noiseSum, voiceTest: voice, echo: (yr, yi), mic: (mr, mi),
         errorPower: se, echoPower: sy, reference: (reference, direct), bypass: bypass,
         statistics: &statistics)
-    } else if nearEnd {
-      // In the app's pauses its echo still rings in the mic (the output latency, the room's
-      // tail): the same shape test, for the ducker.
-      let (coherence, micSum, echoSum) = shapes(echo: (yr, yi), mic: (mr, mi), echoPower: sy)
-      nearEnd =
-        partsFromEcho(coherence, micSum, echoSum, noiseSum)
-        && unexplainedShare(mic: (mr, mi), reference: reference, direct: direct, bypass: bypass)
-          > Self.voiceShare
+    } else {
+      // No app: nothing the detector cannot tell from a voice.
+      voiceUncertain = false
+      if nearEnd {
+        // In the app's pauses its echo still rings in the mic (the output latency, the room's
+        // tail): the same shape test, for the ducker.
+        let (coherence, micSum, echoSum) = shapes(echo: (yr, yi), mic: (mr, mi), echoPower: sy)
+        nearEnd =
+          partsFromEcho(coherence, micSum, echoSum, noiseSum)
+          && unexplainedShare(mic: (mr, mi), reference: reference, direct: direct, bypass: bypass)
+            > Self.voiceShare
+      }
     }
     markOnsets(reference: reference)
     applyGains(
@@ -384,7 +385,7 @@ struct ResidualEchoSuppressor {
           (Double(max(0, se[$0] - noise[$0])), Double(sy[$0]))
         }
       }
-      bandsAgree(echo: echo, mic: mic, echoPower: sy)
+      bandsAgree(echo: echo, mic: mic)
       // A ratio of running means, not a running mean of each block's ratio: the blocks
       // where the echo is loud, which the gains must get right, weigh the most; a quiet
       // block's ratio (the error there mostly the room's tail and noise) was often 10 times
@@ -401,6 +402,7 @@ struct ResidualEchoSuppressor {
   /// Sets ``bandAgrees``: per band, the mic and the echo estimate agree in shape (their
   /// normalized inner product over the band's bins is over 0.9), or the estimate lies under
   /// four times the band's noise floor (no shape to compare; such a band learns as before).
+  /// The estimate's power per band is ``bandY``, summed for this block before.
   ///
   /// The block-wide test of ``echoAlone`` looks at 300 Hz … 8 kHz only. A talker's first
   /// syllables put most of their power under 375 Hz (the voice's fundamental and first
@@ -411,26 +413,26 @@ struct ResidualEchoSuppressor {
   /// the music's bass, and the voice detector's energy threshold rose about threefold.
   mutating func bandsAgree(
     echo: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
-    mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
-    echoPower sy: UnsafeMutablePointer<Float>
+    mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>)
   ) {
     let (yr, yi) = echo
     let (mr, mi) = mic
     let n = bins
+    let bandY = bandY
     noiseFloor.withUnsafeBufferPointer { noise in
       bandAgrees.withUnsafeMutableBufferPointer { agrees in
         // Each band summed in local variables.
         for b in 0..<Self.bandCount {
           let range = Self.bins(ofBand: b, count: n)
           guard !range.isEmpty else { continue }
-          var (cr, ci, pm, py, pn): (Float, Float, Float, Float, Float) = (0, 0, 0, 0, 0)
+          var (cr, ci, pm, pn): (Float, Float, Float, Float) = (0, 0, 0, 0)
           for k in range {
             cr += mr[k] * yr[k] + mi[k] * yi[k]
             ci += mi[k] * yr[k] - mr[k] * yi[k]
             pm += mr[k] * mr[k] + mi[k] * mi[k]
-            py += sy[k]
             pn += noise[k]
           }
+          let py = Float(bandY[b])
           agrees[b] =
             py < 4 * pn || (cr * cr + ci * ci) / max(pm * py, 1e-30) > Self.bandAgreement
         }
@@ -439,7 +441,7 @@ struct ResidualEchoSuppressor {
   }
 
   /// The least agreement in shape, per band, for the band to learn its leakage (see
-  /// ``bandsAgree(echo:mic:echoPower:)``). Measured on the echo scenes' double talk (SI-SDR of
+  /// ``bandsAgree(echo:mic:)``). Measured on the echo scenes' double talk (SI-SDR of
   /// the talker): 0.8 and 0.9 gave the same gains within 0.1 dB; 0.97 made speech 120 ms
   /// RT60 0.5 s with clipping converge in 1.8 s instead of 1.4 s.
   static let bandAgreement: Float = 0.9
