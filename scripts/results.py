@@ -90,8 +90,8 @@ def echo_section(echo):
              " reduction, PESQ-WB, and the PESQ-WB of a perfect canceller (the talker with the"
              " room's noise, the mic without its echo: the ceiling any canceller that keeps the"
              " room tone can reach); the talker alone against the raw mic (SI-SDR, capped at 99);"
-             " CPU per 10 ms of audio (least of five rounds, each running every canceller in"
-             " turn), and ours with its Swift kernels instead of the C ones (the same output, bit"
+             " CPU per 10 ms of audio (least of ten runs, in ten rounds each running every"
+             " scene and canceller in turn), and ours with its Swift kernels instead of the C ones (the same output, bit"
              " for bit;"
              " \"differs\" if not).", "",
              "| scene | canceller | ERLE dB | perfect dB | conv. s | DT SI-SDR | DT echo red. | PESQ-WB | perfect PESQ | alone | µs / 10 ms | Swift µs |",

@@ -61,25 +61,41 @@ enum EchoBench {
         + ", and a perfect canceller's PESQ-WB: the talker with the room's noise)"
         + "; alone: the talker alone against the mic, whole: the capture against the mic (SI-SDR"
         + " dB); lag: the canceller's own delay in frames, found where the talker speaks alone"
-        + " and taken off before measuring; CPU per 10 ms of audio (the least of five rounds, each"
-        + " round running every canceller in turn), and ours with the Swift kernels instead of the"
+        + " and taken off before measuring; CPU per 10 ms of audio (the least of ten runs, in ten"
+        + " rounds each over every scene and canceller in turn), and ours with the Swift kernels instead of the"
         + " C ones (the same bits)")
     // One folder per process: two benches at once wrote each other's PESQ inputs.
     let tmp =
       (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/pcm-mix-bench-echo-\(getpid())"
     mkdir(tmp, 0o755)
+    // First each scene's outputs and their measures, with one timed run each; then the other
+    // rounds of timing, each round over every scene and canceller in turn, so that a scene's
+    // runs lie minutes apart and a slow spell of the host's does not set any one figure.
+    var measured: [(scene: EchoScene, ceiling: Double?, rows: [String: Row])] = []
     for scene in scenes {
       // PESQ-WB's ceiling on the scene: a perfect canceller's output (the talker and the
       // room's noise, the mic without its echo) against the clean talker.
       let ceiling =
         pesqWorks && !scene.headphones
         ? doubleTalkPESQ(scene, zip(scene.talker, scene.noise).map(+), folder: tmp) : nil
-      let wanted = cancellers.filter { report.wants(section: section, row: $0) }
-      let runs = timedRuns(scene, wanted)
-      for canceller in wanted {
-        guard let run = runs[canceller],
-          let row = measure(scene, canceller, run, pesq: pesqWorks ? tmp : nil)
-        else {
+      var rows: [String: Row] = [:]
+      for canceller in cancellers where report.wants(section: section, row: canceller) {
+        if let run = run(scene, canceller) {
+          rows[canceller] = measure(scene, canceller, run, pesq: pesqWorks ? tmp : nil)
+        }
+      }
+      measured.append((scene, ceiling, rows))
+    }
+    for _ in 1..<rounds {
+      for i in measured.indices {
+        for (canceller, row) in measured[i].rows {
+          measured[i].rows[canceller] = timed(measured[i].scene, canceller, row)
+        }
+      }
+    }
+    for (scene, ceiling, rows) in measured {
+      for canceller in cancellers where report.wants(section: section, row: canceller) {
+        guard let row = rows[canceller] else {
           table.row([scene.name, canceller, "failed"])
           continue
         }
@@ -123,28 +139,31 @@ enum EchoBench {
     }
   }
 
-  /// Rounds of timed runs.
-  static let rounds = 5
+  /// Timed runs of each canceller on each scene (the least CPU time counts).
+  static let rounds = 10
 
-  /// Each canceller's output on the scene and its least CPU time (seconds, this thread) over
-  /// ``rounds`` rounds, each round running every canceller in turn: a change in the host's
-  /// speed during the scene reaches all of them alike. A canceller that fails is left out.
-  static func timedRuns(_ scene: EchoScene, _ cancellers: [String]) -> [String: (
-    output: [Float], seconds: Double
-  )] {
-    var runs: [String: (output: [Float], seconds: Double)] = [:]
-    var failed: Set<String> = []
-    for _ in 0..<rounds {
-      for canceller in cancellers where !failed.contains(canceller) {
-        guard let run = run(scene, canceller) else {
-          failed.insert(canceller)
-          runs[canceller] = nil
-          continue
-        }
-        runs[canceller] = (run.output, min(runs[canceller]?.seconds ?? .infinity, run.seconds))
-      }
+  /// `row` with another timed run of the canceller on the scene: its CPU per 10 ms the least
+  /// of the two (and, for ours, the Swift kernels' too, nil once their output differs by a bit
+  /// from the C kernels').
+  static func timed(_ scene: EchoScene, _ canceller: String, _ row: Row) -> Row {
+    var row = row
+    let blocks = Double(scene.mic.count) / Double(EchoScene.rate) * 100
+    guard let again = run(scene, canceller) else { return row }
+    row.cost = min(row.cost, again.seconds * 1e6 / blocks)
+    if canceller == "ours", let cost = row.swiftCost {
+      let swift = swiftRun(scene, matching: again.output)
+      row.swiftCost = swift.map { min(cost, $0 * 1e6 / blocks) }
     }
-    return runs
+    return row
+  }
+
+  /// Ours with the Swift kernels: its CPU seconds, or nil if its output is not `output` bit
+  /// for bit.
+  static func swiftRun(_ scene: EchoScene, matching output: [Float]) -> Double? {
+    let t0 = CaptureScene.threadCPU()
+    let swift = scene.cancelled(kernels: .swift).output
+    let seconds = Double(CaptureScene.threadCPU() - t0) * 1e-9
+    return swift.map(\.bitPattern) == output.map(\.bitPattern) ? seconds : nil
   }
 
   /// One run of one canceller on the scene: its output and the CPU seconds it took.
@@ -176,7 +195,7 @@ enum EchoBench {
     return (out, seconds)
   }
 
-  /// One canceller on one scene, from its timed runs (``timedRuns(_:_:)``).
+  /// One canceller on one scene, from its first timed run (``run(_:_:)``).
   static func measure(
     _ scene: EchoScene, _ canceller: String, _ timed: (output: [Float], seconds: Double),
     pesq folder: String?
@@ -186,18 +205,8 @@ enum EchoBench {
     let seconds = timed.seconds
     let blocks = Double(n) / Double(EchoScene.rate) * 100
     // Ours again with the Swift kernels: its CPU, if it gives the same bits.
-    var swiftCost: Double?
-    if canceller == "ours" {
-      var least = Double.infinity
-      var same = true
-      for _ in 0..<3 {
-        let t0 = CaptureScene.threadCPU()
-        let swift = scene.cancelled(kernels: .swift).output
-        least = min(least, Double(CaptureScene.threadCPU() - t0) * 1e-9)
-        same = same && swift.map(\.bitPattern) == out.map(\.bitPattern)
-      }
-      swiftCost = same ? least * 1e6 / blocks : nil
-    }
+    let swiftCost =
+      canceller == "ours" ? swiftRun(scene, matching: out).map { $0 * 1e6 / blocks } : nil
     // Each canceller's own delay taken off (speexdsp's is a 10 ms frame, WebRTC's 8 ms), found
     // where the talker speaks alone: the lag, up to 25 ms, at which the output best matches the
     // mic. Ours has none.
