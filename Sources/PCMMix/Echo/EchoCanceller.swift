@@ -9,7 +9,8 @@ import CPCMMixCore
 /// blocks of 256 frames, FFTs of 512, P partitions of the delayed reference's spectra. The main
 /// filter is a Kalman filter per bin (Enzner and Vary's FDKF, partitioned): its gain is
 /// `P·X* / (Σ P|X|² + 2·Ψ)`, `Ψ` the near end's power as the error shows it, so a voice over
-/// the app makes the step small; `P` grows back by the process noise `(1 − A²)|W|²`. A shadow
+/// the app makes the step small; `P` grows back by the process noise `q|W|²`, larger in bins
+/// where the reference holds a tone (``updateProcessNoise()``). A shadow
 /// filter of the same length adapts by normalized LMS with a large step; when its error stays
 /// well below the main filter's, the main one takes its coefficients (the echo path changed),
 /// and when it falls well behind it (double talk threw it off) it takes the main one's. One
@@ -61,6 +62,12 @@ package struct EchoCanceller {
   /// The near end's power per bin, as the error shows it (Ψ), and the reference's (for NLMS).
   var nearPower: [Float]
   var refPower: [Float]
+  /// Per bin: how steadily the reference's phase advances from block to block, smoothed (1: a
+  /// held tone; about 0.5: noise, or speech, whose pitch moves), the last advance as a unit
+  /// phasor (re, then im), and the process noise it sets (``updateProcessNoise()``).
+  var steadiness: [Float]
+  var advance: [Float]
+  var processNoise: [Float]
   /// Smoothed error energies of the two filters, and the blocks the shadow has led by far.
   var mainError = 0.0
   var shadowError = 0.0
@@ -156,6 +163,9 @@ package struct EchoCanceller {
     covariance = [Float](repeating: 0, count: partitions * 257)
     nearPower = [Float](repeating: 1, count: 257)
     refPower = [Float](repeating: 1, count: 257)
+    steadiness = [Float](repeating: 0.5, count: 257)
+    advance = [Float](repeating: 0, count: 2 * 257)
+    processNoise = [Float](repeating: Self.processNoise.acquiring, count: 257)
     micPrev = [Float](repeating: 0, count: 256)
     echoPrev = [Float](repeating: 0, count: 256)
     suppressor = ResidualEchoSuppressor(bins: 257, settings: settings)
@@ -191,7 +201,8 @@ package struct EchoCanceller {
   package var retainedBytes: Int {
     4
       * (refBlock.count + spectra.count + main.count + covariance.count + shadow.count
-        + nearPower.count + refPower.count + 2 * hop + tail.count + scratch.count
+        + nearPower.count + refPower.count + steadiness.count + advance.count
+        + processNoise.count + 2 * hop + tail.count + scratch.count
         + window.count + pathProfile.count) + suppressor.retainedBytes
   }
 
@@ -451,14 +462,11 @@ package struct EchoCanceller {
     // Ψ: the near end's power in each bin as the main error shows it, less what the filter's
     // own uncertainty explains; and the reference's power for the shadow's step.
     let (power, inverse, step) = (slot(5), slot(6), slot(15))
-    // The state transition, A = 0.999 a block: each bin's uncertainty P decays by A² and grows
-    // back by the process noise (1 − A²)|W|², how far the echo path may move in a block. (A
-    // changed path is caught by resetting P instead: ``detectPathChange()``, the shadow.) The
-    // process noise trades speech against music in double talk. A tenth of it (0.0002|W|²)
-    // raised the talker's SI-SDR 0.9–1.6 dB on speech (30 ms RT60 0.2 s; 120 ms RT60 0.5 s
-    // with clipping) but cost music 2.0–2.3 dB (likely because a bin, 94 Hz wide, holds
-    // partials of several notes that the room treats apart, so its coefficients must follow
-    // from note to note). Tying it to the suppressor's leakage did the same.
+    // The state transition: each bin's uncertainty P decays by A² a block (A = 0.999) and grows
+    // back by the process noise q·|W|², how far the echo path may move in a block
+    // (``updateProcessNoise()``). (A changed path is caught by resetting P instead:
+    // ``detectPathChange()``, the shadow.)
+    updateProcessNoise()
     let a2: Float = 0.999 * 0.999
     let newest = spectrumSlot(0) * 2 * n
     // Regularization: a bin the reference hardly reaches (between a tone's partials) must not
@@ -484,16 +492,18 @@ package struct EchoCanceller {
       main.withUnsafeMutableBufferPointer { w in
         shadow.withUnsafeMutableBufferPointer { v in
           covariance.withUnsafeMutableBufferPointer { p in
-            // Every partition below `lowBins`, the first `highPartitions` above.
-            func update(_ bands: Range<Int>, _ count: Int) {
-              kernels.update(
-                main: w.baseAddress!, shadow: v.baseAddress!, p.baseAddress!,
-                ring: sp.baseAddress!, ringBlocks: ring, newest: first, partitions: count,
-                bins: n, first: bands.lowerBound, count: bands.upperBound, slot(7), slot(8),
-                inverse, slot(11), slot(12), step, a2, 0.5)
+            processNoise.withUnsafeBufferPointer { q in
+              // Every partition below `lowBins`, the first `highPartitions` above.
+              func update(_ bands: Range<Int>, _ count: Int) {
+                kernels.update(
+                  main: w.baseAddress!, shadow: v.baseAddress!, p.baseAddress!,
+                  ring: sp.baseAddress!, ringBlocks: ring, newest: first, partitions: count,
+                  bins: n, first: bands.lowerBound, count: bands.upperBound, slot(7), slot(8),
+                  inverse, slot(11), slot(12), step, processNoise: q.baseAddress!, a2, 0.5)
+              }
+              update(0..<low, partitions)
+              update(low..<n, highPartitions)
             }
-            update(0..<low, partitions)
-            update(low..<n, highPartitions)
           }
         }
       }
@@ -502,6 +512,62 @@ package struct EchoCanceller {
     // main filter and the shadow in turn: two FFTs a block instead of four.
     constrain(shadow: blockIndex & 1 == 1, (blockIndex >> 1) % partitions, slot)
   }
+
+  /// The process noise q per bin (of P's growth, q·|W|²), from how steadily the reference's
+  /// phase advances in that bin: where it holds a tone, q rises from ``processNoise``'s `base`
+  /// towards `tonal`; in its first two seconds and for two seconds after a reset of P (a
+  /// changed path), it is at least `acquiring`.
+  ///
+  /// A tone's partial advances by the same phase every block; a bin, 94 Hz wide, then holds
+  /// it until the next note puts another partial there, which the room treats apart, so the
+  /// coefficients must follow from note to note: music in double talk wanted more process noise
+  /// (0.005·|W|²: SI-SDR of the talker +0.8 to +1.4 dB on music 30 ms) and speech less
+  /// (0.0002·|W|²: +0.9 to +1.6 dB, but convergence 1.8–3.0 s on three scenes). Steadiness
+  /// over 0.9 held 25–66 % of the power of the music's app audio under 4 kHz and 0–7 % of the
+  /// speech's (`pcm-mix-bench --filter echo`'s scenes).
+  mutating func updateProcessNoise() {
+    let n = bins
+    let (newest, previous) = (spectrumSlot(0) * 2 * n, spectrumSlot(1) * 2 * n)
+    let (steady, tonal) = Self.steadyTone
+    let noise = Self.processNoise
+    let base =
+      blockIndex - lastReset < 2 * rate / hop ? max(noise.base, noise.acquiring) : noise.base
+    spectra.withUnsafeBufferPointer { sp in
+      steadiness.withUnsafeMutableBufferPointer { s in
+        advance.withUnsafeMutableBufferPointer { u in
+          processNoise.withUnsafeMutableBufferPointer { q in
+            let (xr, yr) = (sp.baseAddress! + newest, sp.baseAddress! + previous)
+            let (xi, yi) = (xr + n, yr + n)
+            let (s, q, ur, ui) = (s.baseAddress!, q.baseAddress!, u.baseAddress!, u.baseAddress! + n)
+            let (scale, rise) = (1 / (tonal - steady), noise.tonal - base)
+            for k in 0..<n {
+              // x·conj(y): this block's phase advance, as a unit phasor.
+              let dr = xr[k] * yr[k] + xi[k] * yi[k]
+              let di = xi[k] * yr[k] - xr[k] * yi[k]
+              let m = (dr * dr + di * di).squareRoot()
+              let inverse: Float = m > 1e-20 ? 1 / m : 0
+              let (pr, pi) = (dr * inverse, di * inverse)
+              let (cr, ci) = (pr - ur[k], pi - ui[k])
+              let d = 0.25 * (cr * cr + ci * ci)
+              let change: Float = d < 1 ? d : 1
+              ur[k] = pr
+              ui[k] = pi
+              s[k] += 0.1 * ((1 - change) - s[k])
+              let t = (s[k] - steady) * scale
+              q[k] = base + rise * (t < 0 ? 0 : t > 1 ? 1 : t)
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// The process noise (see ``updateProcessNoise()``): the least while the filter acquires
+  /// the path, the base elsewhere, and where the reference holds a tone.
+  static let processNoise: (acquiring: Float, base: Float, tonal: Float) = (0.002, 0.001, 0.005)
+  /// The steadiness of a bin's phase advance (``steadiness``) from which the process noise
+  /// rises, and at which it reaches `tonal`.
+  static let steadyTone: (from: Float, to: Float) = (0.8, 0.95)
 
   /// Zeroes the second half of partition `part`'s impulse response in the main filter or the
   /// shadow. (Mutating, so that the filter is not also held by a copy of `self`: that would

@@ -103,12 +103,13 @@ package enum EchoKernels: Sendable {
     partitions: Int, bins: Int, first: Int, count: Int, _ er: UnsafePointer<Float>,
     _ ei: UnsafePointer<Float>, _ inverseDenominator: UnsafePointer<Float>,
     _ sr: UnsafePointer<Float>,
-    _ si: UnsafePointer<Float>, _ step: UnsafePointer<Float>, _ a2: Float, _ fraction: Float
+    _ si: UnsafePointer<Float>, _ step: UnsafePointer<Float>, processNoise q: UnsafePointer<Float>,
+    _ a2: Float, _ fraction: Float
   ) {
     guard self == .swift else {
       return pcmmix_core_echo_update(
         w, v, p, ring, ringBlocks, newest, partitions, bins, first, count, er, ei,
-        inverseDenominator, sr, si, step, a2, fraction)
+        inverseDenominator, sr, si, step, q, a2, fraction)
     }
     let (f, m) = (first, count - first)
     var slot = newest
@@ -116,19 +117,22 @@ package enum EchoKernels: Sendable {
       let x = ring + slot * 2 * bins + f
       let (wp, vp, pp) = (w + part * 2 * bins + f, v + part * 2 * bins + f, p + part * bins + f)
       kalman(
-        wp, wp + bins, pp, x, x + bins, er + f, ei + f, inverseDenominator + f, m, a2, fraction)
+        wp, wp + bins, pp, x, x + bins, er + f, ei + f, inverseDenominator + f, q + f, m, a2,
+        fraction)
       nlms(vp, vp + bins, x, x + bins, sr + f, si + f, step + f, m)
       slot = slot == 0 ? ringBlocks - 1 : slot - 1
     }
   }
 
   /// One partition's Kalman update, per bin: gain = p / denominator (its inverse given);
-  /// W += gain·conj(X)·E; p = a2·max(0, p − fraction·gain·p·|X|²) + (1 − a2)·|W|².
+  /// W += gain·conj(X)·E; p = a2·max(0, p − fraction·gain·p·|X|²) + q·|W|² (q per bin: the
+  /// process noise).
   func kalman(
     _ wr: UnsafeMutablePointer<Float>, _ wi: UnsafeMutablePointer<Float>,
     _ p: UnsafeMutablePointer<Float>, _ xr: UnsafePointer<Float>, _ xi: UnsafePointer<Float>,
     _ er: UnsafePointer<Float>, _ ei: UnsafePointer<Float>,
-    _ inverseDenominator: UnsafePointer<Float>, _ bins: Int, _ a2: Float, _ fraction: Float
+    _ inverseDenominator: UnsafePointer<Float>, _ q: UnsafePointer<Float>, _ bins: Int,
+    _ a2: Float, _ fraction: Float
   ) {
     for k in 0..<bins {
       let x2 = xr[k] * xr[k] + xi[k] * xi[k]
@@ -138,7 +142,7 @@ package enum EchoKernels: Sendable {
       let (nr, ni) = (wr[k] + gain * gr, wi[k] + gain * gi)
       (wr[k], wi[k]) = (nr, ni)
       let left = p[k] - fraction * gain * p[k] * x2
-      p[k] = a2 * (left > 0 ? left : 0) + (1 - a2) * (nr * nr + ni * ni)
+      p[k] = a2 * (left > 0 ? left : 0) + q[k] * (nr * nr + ni * ni)
     }
   }
 
