@@ -104,3 +104,58 @@ import Testing
     #expect(counts == [4, 4, 8, 16, 32, 64, 128, 1])
   }
 }
+
+/// The main filter's process noise per bin (``EchoCanceller/updateProcessNoise()``): where the
+/// reference holds a tone it rises to the tonal value; where it is noise it stays at the base
+/// once the first two seconds (the filter acquiring the path) are over.
+@Suite struct ProcessNoiseTests {
+  /// 3 s of a reference holding a 1,031.25 Hz tone (the middle of bin 11) over white noise
+  /// 30 dB down, and a mic that hears it through a short decaying path.
+  static func run(tone: Bool) -> EchoCanceller {
+    let rate = 48_000
+    let blocks = 3 * rate / 256
+    var state: UInt64 = 0x0DD5
+    var reference = [Float](repeating: 0, count: blocks * 256)
+    for i in reference.indices {
+      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+      let noise = Float(Int32(truncatingIfNeeded: state >> 32)) / Float(Int32.max)
+      let sine = Float(sin(2 * Double.pi * 1_031.25 * Double(i) / Double(rate)))
+      reference[i] = tone ? 0.3 * sine + 0.0095 * noise : 0.3 * noise
+    }
+    var mic = [Float](repeating: 0, count: reference.count)
+    for i in 530..<mic.count {
+      mic[i] = 0.5 * reference[i - 480] + 0.2 * reference[i - 500] - 0.1 * reference[i - 530]
+    }
+    var canceller = EchoCanceller(rate: rate, settings: EchoCancellation(), kernels: .c)
+    var out = [Float](repeating: 0, count: 256)
+    mic.withUnsafeBufferPointer { m in
+      reference.withUnsafeBufferPointer { r in
+        out.withUnsafeMutableBufferPointer { o in
+          for b in 0..<blocks {
+            canceller.process(
+              mic: m.baseAddress! + 256 * b, reference: r.baseAddress! + 256 * b,
+              output: o.baseAddress!)
+          }
+        }
+      }
+    }
+    return canceller
+  }
+
+  @Test func aHeldToneRaisesItsBinsProcessNoise() {
+    let canceller = Self.run(tone: true)
+    let (base, tonal) = (EchoCanceller.processNoise.base, EchoCanceller.processNoise.tonal)
+    #expect(canceller.steadiness[11] > 0.95)
+    #expect(abs(canceller.processNoise[11] - tonal) < 1e-6)
+    // Bins the tone's window does not reach hold the noise: the base.
+    #expect(abs(canceller.processNoise[100] - base) < 0.5 * (tonal - base))
+  }
+
+  @Test func noiseKeepsTheBaseOnceTheFilterHasAcquired() {
+    let canceller = Self.run(tone: false)
+    let base = EchoCanceller.processNoise.base
+    let high = canceller.processNoise.filter { $0 > base + 0.001 }.count
+    #expect(high <= canceller.processNoise.count / 20, "\(high) bins over the base")
+    #expect(canceller.processNoise.min()! == base)
+  }
+}
