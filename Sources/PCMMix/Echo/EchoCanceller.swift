@@ -538,7 +538,8 @@ package struct EchoCanceller {
           processNoise.withUnsafeMutableBufferPointer { q in
             let (xr, yr) = (sp.baseAddress! + newest, sp.baseAddress! + previous)
             let (xi, yi) = (xr + n, yr + n)
-            let (s, q, ur, ui) = (s.baseAddress!, q.baseAddress!, u.baseAddress!, u.baseAddress! + n)
+            let (s, q) = (s.baseAddress!, q.baseAddress!)
+            let (ur, ui) = (u.baseAddress!, u.baseAddress! + n)
             let (scale, rise) = (1 / (tonal - steady), noise.tonal - base)
             for k in 0..<n {
               // x·conj(y): this block's phase advance, as a unit phasor.
