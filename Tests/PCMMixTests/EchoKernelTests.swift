@@ -144,7 +144,8 @@ import Testing
 
   @Test func aHeldToneRaisesItsBinsProcessNoise() {
     let canceller = Self.run(tone: true)
-    let (base, tonal) = (EchoCanceller.processNoise.base, EchoCanceller.processNoise.tonal)
+    let levels = EchoCanceller.processNoiseLevels
+    let (base, tonal) = (levels.base, levels.tonal)
     #expect(canceller.steadiness[11] > 0.95)
     #expect(abs(canceller.processNoise[11] - tonal) < 1e-6)
     // Bins the tone's window does not reach hold the noise: the base.
@@ -153,7 +154,7 @@ import Testing
 
   @Test func noiseKeepsTheBaseOnceTheFilterHasAcquired() {
     let canceller = Self.run(tone: false)
-    let base = EchoCanceller.processNoise.base
+    let base = EchoCanceller.processNoiseLevels.base
     let high = canceller.processNoise.filter { $0 > base + 0.001 }.count
     #expect(high <= canceller.processNoise.count / 20, "\(high) bins over the base")
     #expect(canceller.processNoise.min()! == base)

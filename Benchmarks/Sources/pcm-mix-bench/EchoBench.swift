@@ -147,7 +147,7 @@ enum EchoBench {
   /// from the C kernels').
   static func timed(_ scene: EchoScene, _ canceller: String, _ row: Row) -> Row {
     var row = row
-    let blocks = Double(scene.mic.count) / Double(EchoScene.rate) * 100
+    let blocks = tenMillisecondBlocks(scene)
     guard let again = run(scene, canceller) else { return row }
     row.cost = min(row.cost, again.seconds * 1e6 / blocks)
     if canceller == "ours", let cost = row.swiftCost {
@@ -155,6 +155,11 @@ enum EchoBench {
       row.swiftCost = swift.map { min(cost, $0 * 1e6 / blocks) }
     }
     return row
+  }
+
+  /// The scene's length in 10 ms blocks (CPU figures are per 10 ms of audio).
+  static func tenMillisecondBlocks(_ scene: EchoScene) -> Double {
+    Double(scene.mic.count) / Double(EchoScene.rate) * 100
   }
 
   /// Ours with the Swift kernels: its CPU seconds, or nil if its output is not `output` bit
@@ -200,10 +205,9 @@ enum EchoBench {
     _ scene: EchoScene, _ canceller: String, _ timed: (output: [Float], seconds: Double),
     pesq folder: String?
   ) -> Row? {
-    let n = scene.mic.count
     var out = timed.output
     let seconds = timed.seconds
-    let blocks = Double(n) / Double(EchoScene.rate) * 100
+    let blocks = tenMillisecondBlocks(scene)
     // Ours again with the Swift kernels: its CPU, if it gives the same bits.
     let swiftCost =
       canceller == "ours" ? swiftRun(scene, matching: out).map { $0 * 1e6 / blocks } : nil

@@ -126,8 +126,7 @@ void pcmmix_core_echo_steps(const float *er, const float *ei, const float *power
 /// pcmmix_core_echo_predict), each bin's errors and steps read once. The main filter's Kalman
 /// update with error E: gain = p / denominator (its inverse given), W += gain·conj(X)·E,
 /// p = a2·max(0, p − fraction·gain·p·|X|²) + q·|W|² (q per bin: the process noise); the
-/// shadow's NLMS update with its
-/// error S: V += step·conj(X)·S. Bins first … count−1 only.
+/// shadow's NLMS update with its error S: V += step·conj(X)·S. Bins first … count−1 only.
 void pcmmix_core_echo_update(float *w, float *v, float *p, const float *ring, long ring_blocks,
                              long newest, long partitions, long bins, long first, long count,
                              const float *er, const float *ei, const float *inverse,

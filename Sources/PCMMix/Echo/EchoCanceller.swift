@@ -165,7 +165,7 @@ package struct EchoCanceller {
     refPower = [Float](repeating: 1, count: 257)
     steadiness = [Float](repeating: 0.5, count: 257)
     advance = [Float](repeating: 0, count: 2 * 257)
-    processNoise = [Float](repeating: Self.processNoise.acquiring, count: 257)
+    processNoise = [Float](repeating: Self.processNoiseLevels.acquiring, count: 257)
     micPrev = [Float](repeating: 0, count: 256)
     echoPrev = [Float](repeating: 0, count: 256)
     suppressor = ResidualEchoSuppressor(bins: 257, settings: settings)
@@ -514,8 +514,8 @@ package struct EchoCanceller {
   }
 
   /// The process noise q per bin (of P's growth, q·|W|²), from how steadily the reference's
-  /// phase advances in that bin: where it holds a tone, q rises from ``processNoise``'s `base`
-  /// towards `tonal`; in its first two seconds and for two seconds after a reset of P (a
+  /// phase advances in that bin: where it holds a tone, q rises from ``processNoiseLevels``'s
+  /// `base` towards `tonal`; in its first two seconds and for two seconds after a reset of P (a
   /// changed path), it is at least `acquiring`.
   ///
   /// A tone's partial advances by the same phase every block; a bin, 94 Hz wide, then holds
@@ -529,7 +529,7 @@ package struct EchoCanceller {
     let n = bins
     let (newest, previous) = (spectrumSlot(0) * 2 * n, spectrumSlot(1) * 2 * n)
     let (steady, tonal) = Self.steadyTone
-    let noise = Self.processNoise
+    let noise = Self.processNoiseLevels
     let base =
       blockIndex - lastReset < 2 * rate / hop ? max(noise.base, noise.acquiring) : noise.base
     spectra.withUnsafeBufferPointer { sp in
@@ -563,9 +563,11 @@ package struct EchoCanceller {
     }
   }
 
-  /// The process noise (see ``updateProcessNoise()``): the least while the filter acquires
-  /// the path, the base elsewhere, and where the reference holds a tone.
-  static let processNoise: (acquiring: Float, base: Float, tonal: Float) = (0.002, 0.001, 0.005)
+  /// The levels of the process noise (see ``updateProcessNoise()``): the least it is while the
+  /// filter acquires the path, the base elsewhere, and where the reference holds a tone.
+  static let processNoiseLevels: (acquiring: Float, base: Float, tonal: Float) = (
+    0.002, 0.001, 0.005
+  )
   /// The steadiness of a bin's phase advance (``steadiness``) from which the process noise
   /// rises, and at which it reaches `tonal`.
   static let steadyTone: (from: Float, to: Float) = (0.8, 0.95)
