@@ -109,6 +109,19 @@ def echo_section(echo):
             f" {f(m.get('pesq_wb'), 2)} | {f(m.get('pesq_wb_perfect'), 2)} |"
             f" {f(min(m.get('alone_si_sdr', 0), 99))} |"
             f" {f(m.get('cpu_per_10ms'))} | {swift_cell(canceller, m)} |")
+    split = [(name.rsplit("/", 1)[0], m) for name, m in echo.items()
+             if name.endswith("/ours") and "dt_si_sdr_filter" in m]
+    if split:
+        lines += ["", "Ours in double talk: the talker's SI-SDR from the adaptive filter alone"
+                  " (suppression 0: it leaves the talker whole, so this is also the echo reduction"
+                  " it reaches, the talker being at the echo's level) and from the whole canceller."
+                  " Where the change is negative the suppressor takes more of the talker than of"
+                  " the echo the filter left.", "",
+                  "| scene | filter alone | whole canceller | change |", "|---|---|---|---|"]
+        for scene, m in split:
+            change = m["dt_si_sdr"] - m["dt_si_sdr_filter"]
+            lines.append(f"| {scene} | {f(m['dt_si_sdr_filter'])} | {f(m['dt_si_sdr'])} |"
+                         f" {'+' if change >= 0 else '−'}{f(abs(change))} |")
     lines += ["", "In `ClockedCapturePipeline` (speech 30 ms RT60 0.2 s; 10 ms stamped buffers of"
               " each source, then a 10 ms pull; append + pull, CPU of the thread):", "",
               "| echo cancellation | pull p50 µs | pull p99 µs | allocations | bytes held |",

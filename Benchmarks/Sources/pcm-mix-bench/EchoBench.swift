@@ -134,8 +134,34 @@ enum EchoBench {
       }
     }
     _ = system("rm -rf '\(tmp)'")
+    if report.wants(section: section, row: "ours") {
+      let ours = measured.compactMap { m in m.rows["ours"].map { (m.scene, $0.metrics) } }
+      doubleTalkSplit(ours, report)
+    }
     if report.wants(section: section, row: "pipeline") {
       pipelineCost(options, report: report, allocCounterWorks: allocCounterWorks)
+    }
+  }
+
+  /// Ours in double talk, its adaptive filter alone (``EchoCancellation/suppression`` 0)
+  /// beside the whole canceller: what the suppressor adds to the talker's SI-SDR, or costs it
+  /// (it takes out echo the filter left, and some of the talker with it).
+  static func doubleTalkSplit(_ scenes: [(EchoScene, EchoSceneMetrics)], _ report: Report) {
+    let table = Table(columns: [("scene", 22), ("filter alone", 12), ("whole", 6), ("change", 6)])
+    table.start(
+      "Ours in double talk: the talker's SI-SDR (dB) from the adaptive filter alone"
+        + " (suppression 0; it leaves the talker whole, so its SI-SDR is also its echo"
+        + " reduction, the talker being at the echo's level) and from the whole canceller")
+    var filterAlone = EchoCancellation()
+    filterAlone.suppression = 0
+    for (scene, whole) in scenes where !scene.headphones {
+      let m = EchoSceneMetrics(scene: scene, output: scene.cancelled(filterAlone).output)
+      table.row([
+        scene.name, fixed(m.doubleTalkSISDR, 1), fixed(whole.doubleTalkSISDR, 1),
+        (whole.doubleTalkSISDR >= m.doubleTalkSISDR ? "+" : "")
+          + fixed(whole.doubleTalkSISDR - m.doubleTalkSISDR, 1),
+      ])
+      report.record(section, "\(scene.name)/ours", "dt_si_sdr_filter", m.doubleTalkSISDR, "dB")
     }
   }
 
