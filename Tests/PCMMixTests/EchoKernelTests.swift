@@ -114,13 +114,13 @@ import Testing
   static func run(tone: Bool) -> EchoCanceller {
     let rate = 48_000
     let blocks = 3 * rate / 256
-    var state: UInt64 = 0x0DD5
-    var reference = [Float](repeating: 0, count: blocks * 256)
+    // Uniform noise in ±1.
+    var rng = SplitMix64(seed: 0x0DD5)
+    let noise = rng.noise(blocks * 256).map { $0 / 0.9 }
+    var reference = [Float](repeating: 0, count: noise.count)
     for i in reference.indices {
-      state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-      let noise = Float(Int32(truncatingIfNeeded: state >> 32)) / Float(Int32.max)
       let sine = Float(sin(2 * Double.pi * 1_031.25 * Double(i) / Double(rate)))
-      reference[i] = tone ? 0.3 * sine + 0.0095 * noise : 0.3 * noise
+      reference[i] = tone ? 0.3 * sine + 0.0095 * noise[i] : 0.3 * noise[i]
     }
     var mic = [Float](repeating: 0, count: reference.count)
     for i in 530..<mic.count {

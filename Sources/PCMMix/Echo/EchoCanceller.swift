@@ -515,8 +515,9 @@ package struct EchoCanceller {
 
   /// The process noise q per bin (of P's growth, q·|W|²), from how steadily the reference's
   /// phase advances in that bin: where it holds a tone, q rises from ``processNoiseLevels``'s
-  /// `base` towards `tonal`; in its first two seconds and for two seconds after a reset of P (a
-  /// changed path), it is at least `acquiring`.
+  /// `base` towards `tonal`; in its first two seconds and for two seconds after the path-change
+  /// detector resets P (``detectPathChange()``; not after the shadow's takeover or a moved
+  /// delay, which reset P too), it is at least `acquiring`.
   ///
   /// A tone's partial advances by the same phase every block; a bin, 94 Hz wide, then holds
   /// it until the next note puts another partial there, which the room treats apart, so the
