@@ -65,7 +65,8 @@ public struct EchoScene: Sendable {
 
   /// Every scene of the matrix: speech and music, 30 and 120 ms output latency, RT60 0.2 and
   /// 0.5 s, with and without the loudspeaker's clipping; then headphones with each content.
-  public static func matrix(assets: URL) throws -> [EchoScene] {
+  /// `appShift`: see ``init(content:outputLatency:room:nonlinear:headphones:appShift:assets:)``.
+  public static func matrix(assets: URL, appShift: Double = 0) throws -> [EchoScene] {
     var scenes: [EchoScene] = []
     for content in [Content.speech, .music] {
       for latency in [0.030, 0.120] {
@@ -74,7 +75,7 @@ public struct EchoScene: Sendable {
             scenes.append(
               try EchoScene(
                 content: content, outputLatency: latency, room: room, nonlinear: nonlinear,
-                assets: assets))
+                appShift: appShift, assets: assets))
           }
         }
       }
@@ -83,15 +84,20 @@ public struct EchoScene: Sendable {
       scenes.append(
         try EchoScene(
           content: content, outputLatency: 0.03, room: "rt02", nonlinear: false,
-          headphones: true, assets: assets))
+          headphones: true, appShift: appShift, assets: assets))
     }
     return scenes
   }
 
   /// Builds a scene from the assets in `TestVectors/echo/`.
+  ///
+  /// `appShift` (seconds) starts the app's piece that far in, what is cut from its start put at
+  /// its end (before its quiet 17–19 s), so that other words and notes meet the canceller's
+  /// first seconds, the talker and the path change. The figures the canceller was tuned on are
+  /// those of 0.
   public init(
     content: Content, outputLatency: Double, room: String, nonlinear: Bool,
-    headphones: Bool = false, assets: URL
+    headphones: Bool = false, appShift: Double = 0, assets: URL
   ) throws {
     self.content = content
     self.outputLatency = outputLatency
@@ -115,6 +121,8 @@ public struct EchoScene: Sendable {
       var rng = SplitMix64(seed: 0x5EED)
       app = rng.noise(n).map { $0 * 0.1 * Float(3.0.squareRoot()) }
     }
+    let cut = Int((appShift * r).rounded()) % n
+    if cut > 0 { app = Array(app[cut...] + app[..<cut]) }
     Self.gate(&app, keep: [0...17, 19...20])
     self.app = app
     // The loudspeaker: the output latency, a 300 Hz high-pass (a phone's small driver), the
