@@ -77,6 +77,25 @@ import Testing
     #expect(m.doubleTalkSISDR >= 18.5)
   }
 
+  @Test func theShadowDoesNotTakeOverFromAFilterInDoubleTalk() throws {
+    // With the app's speech started 6.45 s in, the shadow filter's error fell under the main
+    // one's during the double talk (it followed the talker too) and it took over at 7.6 s; at
+    // 9.5 s, the talker gone, the filter's output stood 14 dB over the mic: ERLE before the
+    // path change 4.6 dB, the talker in double talk 11.2 dB SI-SDR. With no takeover while a
+    // voice is heard: 31.5 and 19.7.
+    let scene = try EchoScene(
+      content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false, appShift: 6.45,
+      assets: Self.assets)
+    let (out, _) = scene.cancelled()
+    let m = EchoSceneMetrics(scene: scene, output: out)
+    #expect(m.erleBefore >= 25)
+    #expect(m.erleAfter >= 25)
+    #expect(m.doubleTalkSISDR >= 15)
+    #expect(m.doubleTalkEchoReduction >= 15)
+    #expect(try #require(m.convergence) <= 1.5)
+    #expect(try #require(m.reconvergence) <= 1.5)
+  }
+
   @Test func musicTheFilterHasNotLearntIsTakenOutWhereTheAppPlaysAlone() throws {
     // Music defeats the linear filter (each new note is a frequency it has not heard: 12 dB
     // alone). Where the app's power has explained the mic lately, the suppressor takes out
