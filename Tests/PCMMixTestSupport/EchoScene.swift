@@ -121,7 +121,8 @@ public struct EchoScene: Sendable {
       var rng = SplitMix64(seed: 0x5EED)
       app = rng.noise(n).map { $0 * 0.1 * Float(3.0.squareRoot()) }
     }
-    let cut = Int((appShift * r).rounded()) % n
+    // A shift of any sign or size wraps around the piece.
+    let cut = (Int((appShift * r).rounded()) % n + n) % n
     if cut > 0 { app = Array(app[cut...] + app[..<cut]) }
     Self.gate(&app, keep: [0...17, 19...20])
     self.app = app
