@@ -151,7 +151,9 @@ enum EchoBench {
     var filterAlone = EchoCancellation()
     filterAlone.suppression = 0
     for (scene, whole) in scenes where !scene.headphones {
-      let m = EchoSceneMetrics(scene: scene, output: scene.cancelled(filterAlone).output)
+      let out = scene.cancelled(filterAlone).output
+      dump(scene, "filter", out)
+      let m = EchoSceneMetrics(scene: scene, output: out)
       table.row([
         scene.name, fixed(m.doubleTalkSISDR, 1), fixed(whole.doubleTalkSISDR, 1),
         (whole.doubleTalkSISDR >= m.doubleTalkSISDR ? "+" : "")
@@ -187,7 +189,15 @@ enum EchoBench {
         return
       }
       for scene in scenes where !scene.headphones {
-        let m = EchoSceneMetrics(scene: scene, output: scene.cancelled().output)
+        let out = scene.cancelled().output
+        if getenv("PCMMIX_ECHO_DUMP") != nil {
+          var filterAlone = EchoCancellation()
+          filterAlone.suppression = 0
+          let tag = "shift\(fixed(shift, 2))-"
+          dump(scene, "ours", out, tag: tag)
+          dump(scene, "filter", scene.cancelled(filterAlone).output, tag: tag)
+        }
+        let m = EchoSceneMetrics(scene: scene, output: out)
         let conv = [m.convergence, m.reconvergence].map { $0.map { fixed($0, 1) } ?? "-" }
         table.row([
           scene.name, fixed(shift, 2) + " s",
@@ -242,6 +252,17 @@ enum EchoBench {
     return swift.map(\.bitPattern) == output.map(\.bitPattern) ? seconds : nil
   }
 
+  /// With `PCMMIX_ECHO_DUMP=DIR`, for a look from outside: `out` and the scene's parts (mic,
+  /// talker, app) as float WAV files in DIR, named `<tag><scene>-<part>.wav`.
+  static func dump(_ scene: EchoScene, _ canceller: String, _ out: [Float], tag: String = "") {
+    guard let dump = getenv("PCMMIX_ECHO_DUMP").map({ String(cString: $0) }) else { return }
+    let name = tag + scene.name.replacingOccurrences(of: " ", with: "_")
+    _ = writeFloatWAV("\(dump)/\(name)-\(canceller).wav", out)
+    for (part, x) in [("mic", scene.mic), ("talker", scene.talker), ("app", scene.app)] {
+      _ = writeFloatWAV("\(dump)/\(name)-\(part).wav", x)
+    }
+  }
+
   /// One run of one canceller on the scene: its output and the CPU seconds it took.
   static func run(_ scene: EchoScene, _ canceller: String) -> (output: [Float], seconds: Double)? {
     let n = scene.mic.count
@@ -288,14 +309,7 @@ enum EchoBench {
     let lag = latency(out, scene.mic)
     if lag > 0 { out = Array(out[lag...]) + [Float](repeating: 0, count: lag) }
     let metrics = EchoSceneMetrics(scene: scene, output: out)
-    if let dump = getenv("PCMMIX_ECHO_DUMP").map({ String(cString: $0) }) {
-      // For a look from outside: the output, and the scene's parts.
-      let tag = scene.name.replacingOccurrences(of: " ", with: "_")
-      _ = writeFloatWAV("\(dump)/\(tag)-\(canceller).wav", out)
-      for (part, x) in [("mic", scene.mic), ("talker", scene.talker), ("app", scene.app)] {
-        _ = writeFloatWAV("\(dump)/\(tag)-\(part).wav", x)
-      }
-    }
+    dump(scene, canceller, out)
     var pesq: Double?
     if let folder, !scene.headphones {
       pesq = doubleTalkPESQ(scene, out, folder: folder)
