@@ -104,11 +104,13 @@ PCM_CLONES void pcmmix_core_echo_steps(const float *restrict er, const float *re
                        const float *restrict ei_, const float *restrict inverse,               \
                        const float *restrict sr_, const float *restrict si_,                   \
                        const float *restrict step_, const float *restrict q_, float a2_,       \
-                       float fraction_) {                                                      \
+                       float fraction_, float revert_, float decay_) {                         \
     const long width = 2 * bins;                                                               \
     const T er = LOAD(er_ + k), ei = LOAD(ei_ + k), inv = LOAD(inverse + k);                   \
     const T sr = LOAD(sr_ + k), si = LOAD(si_ + k), step = LOAD(step_ + k);                    \
     const T q = LOAD(q_ + k), a2 = SPLAT(a2_), fraction = SPLAT(fraction_);                    \
+    const T decay = SPLAT(decay_);                                                             \
+    T revert = SPLAT(revert_);                                                                 \
     const float *x = ring + newest * width, *const ring_end = ring + ring_blocks * width;      \
     float *wp = w + k, *vp = v + k, *pp = p + k;                                               \
     for (long part = 0; part < partitions; part++) {                                           \
@@ -122,7 +124,8 @@ PCM_CLONES void pcmmix_core_echo_steps(const float *restrict er, const float *re
       STORE(wp, nr);                                                                           \
       STORE(wp + bins, ni);                                                                    \
       const T left = pk - fraction * gain * pk * x2;                                           \
-      STORE(pp, a2 * POSITIVE(left) + q * (nr * nr + ni * ni));                                \
+      STORE(pp, a2 * POSITIVE(left) + q * (nr * nr + ni * ni) + revert);                       \
+      revert = revert * decay;                                                                 \
       const T hr = xr * sr + xi * si;                                                          \
       const T hi = xr * si - xi * sr;                                                          \
       STORE(vp, LOAD(vp) + step * hr);                                                         \
@@ -144,23 +147,23 @@ PCM_CLONES void pcmmix_core_echo_update(float *restrict w, float *restrict v, fl
                                         const float *restrict ei, const float *restrict inverse,
                                         const float *restrict sr, const float *restrict si,
                                         const float *restrict step, const float *restrict q,
-                                        float a2, float fraction) {
+                                        float a2, float fraction, float revert, float decay) {
   long k = first;
   // As in pcmmix_core_echo_predict: the canceller's layout as a constant.
   if (bins == 257) {
     for (; k + 8 <= count; k += 8) {
       update8(w, v, p, ring, ring_blocks, newest, partitions, 257, k, er, ei, inverse, sr, si,
-              step, q, a2, fraction);
+              step, q, a2, fraction, revert, decay);
     }
   } else {
     for (; k + 8 <= count; k += 8) {
       update8(w, v, p, ring, ring_blocks, newest, partitions, bins, k, er, ei, inverse, sr, si,
-              step, q, a2, fraction);
+              step, q, a2, fraction, revert, decay);
     }
   }
   for (; k < count; k++) {
     update1(w, v, p, ring, ring_blocks, newest, partitions, bins, k, er, ei, inverse, sr, si,
-            step, q, a2, fraction);
+            step, q, a2, fraction, revert, decay);
   }
 }
 

@@ -125,13 +125,15 @@ void pcmmix_core_echo_steps(const float *er, const float *ei, const float *power
 /// Every partition of both filters updated, bin by bin (laid out as in
 /// pcmmix_core_echo_predict), each bin's errors and steps read once. The main filter's Kalman
 /// update with error E: gain = p / denominator (its inverse given), W += gain·conj(X)·E,
-/// p = a2·max(0, p − fraction·gain·p·|X|²) + q·|W|² (q per bin: the process noise); the
+/// p = a2·max(0, p − fraction·gain·p·|X|²) + q·|W|² + r (q per bin: the process noise; r the
+/// pull back towards the prior, `revert` in partition 0, times `decay` a partition); the
 /// shadow's NLMS update with its error S: V += step·conj(X)·S. Bins first … count−1 only.
 void pcmmix_core_echo_update(float *w, float *v, float *p, const float *ring, long ring_blocks,
                              long newest, long partitions, long bins, long first, long count,
                              const float *er, const float *ei, const float *inverse,
                              const float *sr, const float *si, const float *step,
-                             const float *q, float a2, float fraction);
+                             const float *q, float a2, float fraction, float revert,
+                             float decay);
 
 /// The residual echo suppressor's gains, per bin, applied to the error spectrum E in place: the
 /// residual r = max(residual, 0.1·echo_only·path, unlearnt·max(0, path − |Y|²),

@@ -104,35 +104,37 @@ package enum EchoKernels: Sendable {
     _ ei: UnsafePointer<Float>, _ inverseDenominator: UnsafePointer<Float>,
     _ sr: UnsafePointer<Float>,
     _ si: UnsafePointer<Float>, _ step: UnsafePointer<Float>, processNoise q: UnsafePointer<Float>,
-    _ a2: Float, _ fraction: Float
+    _ a2: Float, _ fraction: Float, revert: Float, decay: Float
   ) {
     guard self == .swift else {
       return pcmmix_core_echo_update(
         w, v, p, ring, ringBlocks, newest, partitions, bins, first, count, er, ei,
-        inverseDenominator, sr, si, step, q, a2, fraction)
+        inverseDenominator, sr, si, step, q, a2, fraction, revert, decay)
     }
     let (f, m) = (first, count - first)
     var slot = newest
+    var level = revert
     for part in 0..<partitions {
       let x = ring + slot * 2 * bins + f
       let (wp, vp, pp) = (w + part * 2 * bins + f, v + part * 2 * bins + f, p + part * bins + f)
       kalman(
         wp, wp + bins, pp, x, x + bins, er + f, ei + f, inverseDenominator + f, q + f, m, a2,
-        fraction)
+        fraction, level)
       nlms(vp, vp + bins, x, x + bins, sr + f, si + f, step + f, m)
       slot = slot == 0 ? ringBlocks - 1 : slot - 1
+      level = level * decay
     }
   }
 
   /// One partition's Kalman update, per bin: gain = p / denominator (its inverse given);
-  /// W += gain·conj(X)·E; p = a2·max(0, p − fraction·gain·p·|X|²) + q·|W|² (q per bin: the
-  /// process noise).
+  /// W += gain·conj(X)·E; p = a2·max(0, p − fraction·gain·p·|X|²) + q·|W|² + r (q per bin: the
+  /// process noise; r the partition's pull back towards its prior).
   func kalman(
     _ wr: UnsafeMutablePointer<Float>, _ wi: UnsafeMutablePointer<Float>,
     _ p: UnsafeMutablePointer<Float>, _ xr: UnsafePointer<Float>, _ xi: UnsafePointer<Float>,
     _ er: UnsafePointer<Float>, _ ei: UnsafePointer<Float>,
     _ inverseDenominator: UnsafePointer<Float>, _ q: UnsafePointer<Float>, _ bins: Int,
-    _ a2: Float, _ fraction: Float
+    _ a2: Float, _ fraction: Float, _ revert: Float
   ) {
     for k in 0..<bins {
       let x2 = xr[k] * xr[k] + xi[k] * xi[k]
@@ -142,7 +144,7 @@ package enum EchoKernels: Sendable {
       let (nr, ni) = (wr[k] + gain * gr, wi[k] + gain * gi)
       (wr[k], wi[k]) = (nr, ni)
       let left = p[k] - fraction * gain * p[k] * x2
-      p[k] = a2 * (left > 0 ? left : 0) + q[k] * (nr * nr + ni * ni)
+      p[k] = a2 * (left > 0 ? left : 0) + q[k] * (nr * nr + ni * ni) + revert
     }
   }
 
