@@ -139,6 +139,14 @@ enum EchoBench {
     }
   }
 
+  /// Ours with the suppressor off (``EchoCancellation/suppression`` 0): the adaptive filter
+  /// alone, which leaves the talker whole.
+  static let filterAlone: EchoCancellation = {
+    var settings = EchoCancellation()
+    settings.suppression = 0
+    return settings
+  }()
+
   /// Ours in double talk, its adaptive filter alone (``EchoCancellation/suppression`` 0)
   /// beside the whole canceller: what the suppressor adds to the talker's SI-SDR, or costs it
   /// (it takes out echo the filter left, and some of the talker with it).
@@ -148,8 +156,6 @@ enum EchoBench {
       "Ours in double talk: the talker's SI-SDR (dB) from the adaptive filter alone"
         + " (suppression 0; it leaves the talker whole, so its SI-SDR is also its echo"
         + " reduction, the talker being at the echo's level) and from the whole canceller")
-    var filterAlone = EchoCancellation()
-    filterAlone.suppression = 0
     for (scene, whole) in scenes where !scene.headphones {
       let out = scene.cancelled(filterAlone).output
       dump(scene, "filter", out)
@@ -191,8 +197,6 @@ enum EchoBench {
       for scene in scenes where !scene.headphones {
         let out = scene.cancelled().output
         if getenv("PCMMIX_ECHO_DUMP") != nil {
-          var filterAlone = EchoCancellation()
-          filterAlone.suppression = 0
           let tag = "shift\(fixed(shift, 2))-"
           dump(scene, "ours", out, tag: tag)
           dump(scene, "filter", scene.cancelled(filterAlone).output, tag: tag)
@@ -255,11 +259,11 @@ enum EchoBench {
   /// With `PCMMIX_ECHO_DUMP=DIR`, for a look from outside: `out` and the scene's parts (mic,
   /// talker, app) as float WAV files in DIR, named `<tag><scene>-<part>.wav`.
   static func dump(_ scene: EchoScene, _ canceller: String, _ out: [Float], tag: String = "") {
-    guard let dump = getenv("PCMMIX_ECHO_DUMP").map({ String(cString: $0) }) else { return }
+    guard let folder = getenv("PCMMIX_ECHO_DUMP").map({ String(cString: $0) }) else { return }
     let name = tag + scene.name.replacingOccurrences(of: " ", with: "_")
-    _ = writeFloatWAV("\(dump)/\(name)-\(canceller).wav", out)
+    _ = writeFloatWAV("\(folder)/\(name)-\(canceller).wav", out)
     for (part, x) in [("mic", scene.mic), ("talker", scene.talker), ("app", scene.app)] {
-      _ = writeFloatWAV("\(dump)/\(name)-\(part).wav", x)
+      _ = writeFloatWAV("\(folder)/\(name)-\(part).wav", x)
     }
   }
 
