@@ -170,12 +170,12 @@ package enum EchoKernels: Sendable {
     _ path: UnsafePointer<Float>, _ hold: UnsafePointer<UInt8>,
     _ gains: UnsafeMutablePointer<Float>, _ er: UnsafeMutablePointer<Float>,
     _ ei: UnsafeMutablePointer<Float>, _ bins: Int, overdrive: Float, echoOnly: Float,
-    unlearnt: Float, misadjusted: Float, explained: Bool, on: Bool, floor: Float
+    unlearnt: Float, misadjusted: Float, explained: Bool, on: Bool, floor: Float, fall: Float
   ) {
     guard self == .swift else {
       return pcmmix_core_echo_gains(
         se, sy, residual, path, hold, gains, er, ei, bins, overdrive, echoOnly, unlearnt,
-        misadjusted, explained ? 1 : 0, on ? 1 : 0, floor)
+        misadjusted, explained ? 1 : 0, on ? 1 : 0, floor, fall)
     }
     for k in 0..<bins {
       let s = se[k]
@@ -185,8 +185,8 @@ package enum EchoKernels: Sendable {
           max(residual[k], 0.1 * echoOnly * path[k]),
           max(unlearnt * max(0, path[k] - sy[k]), misadjusted * min(s, sy[k]))), onset)
       var g = max(floor, 1 - overdrive * r / s)
-      // Fall at once, rise over two blocks.
-      g = g > gains[k] ? 0.5 * (g + gains[k]) : g
+      // Rise halfway, fall the share `fall` of the way.
+      g = g > gains[k] ? 0.5 * (g + gains[k]) : fall * g + (1 - fall) * gains[k]
       g = on && s > 0 ? g : 1
       gains[k] = g
       er[k] *= g

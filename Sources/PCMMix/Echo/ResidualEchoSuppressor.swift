@@ -14,8 +14,8 @@
 /// but a fifth of the last 0.2 s or so, three more count: what that estimate holds beyond the
 /// filter's, three times over; the error up to the filter's estimate where the two have one
 /// shape (the filter is wrong there, the path having changed); and the whole error in the bins
-/// where the app's power has just risen (a note's onset). Gains fall at once and rise over two
-/// blocks. Comfort noise at the mic's noise floor (minimum statistics) fills what was taken
+/// where the app's power has just risen (a note's onset). Gains rise halfway a block; they fall
+/// at once, or halfway while a talker is heard (``talkerFall``). Comfort noise at the mic's noise floor (minimum statistics) fills what was taken
 /// out.
 struct ResidualEchoSuppressor {
   let bins: Int
@@ -530,6 +530,15 @@ struct ResidualEchoSuppressor {
   /// ``voiceUncertain`` holds where the energy test's threshold is over this share of
   /// ``voiceLevel``: a voice at half the level it was last read at would not pass.
   static let hiddenVoice: Float = 0.5
+  /// How far a bin's gain falls in a block towards a lower one (`share`, of the way) while a
+  /// talker is heard (``voiceRate`` over `voiceRate`); elsewhere it falls at once. A talker's
+  /// syllables and the residual estimate's peaks from block to block then take the gain down by
+  /// less than a step each: on the echo bench's 64 loudspeaker scenes, the talker's SI-SDR in
+  /// double talk rose on 58 (−0.06 to +1.21 dB; music 30 ms 14.75–15.05 → 15.04–15.40), and
+  /// ERLE where the app plays alone moved −0.23 to +0.09 dB, the voice rate being low there.
+  /// Ungated (a share of 0.5 everywhere), a clipping loudspeaker's onsets came through after the
+  /// path change: speech 120 ms RT60 0.5 s reconverged in 1.5 s instead of 0.2.
+  static let talkerFall: (share: Float, voiceRate: Float) = (0.4, 0.3)
   /// A band's ``pathGain`` counts once it has been learnt in this many blocks.
   static let learntBlocks: UInt8 = 10
 
@@ -637,7 +646,8 @@ struct ResidualEchoSuppressor {
         kernels.gains(
           se, sy, residual, path, hold.baseAddress!, gains.baseAddress!, er, ei, n,
           overdrive: overdrive, echoOnly: echoOnly, unlearnt: unlearnt, misadjusted: misadjusted,
-          explained: explained, on: on, floor: floor)
+          explained: explained, on: on, floor: floor,
+          fall: voiceRate > Self.talkerFall.voiceRate ? Self.talkerFall.share : 1)
       }
       guard comfort else { return }
       var state = noiseState
