@@ -15,8 +15,8 @@
 /// filter's, three times over; the error up to the filter's estimate where the two have one
 /// shape (the filter is wrong there, the path having changed); and the whole error in the bins
 /// where the app's power has just risen (a note's onset). Gains rise halfway a block; they fall
-/// at once, or halfway while a talker is heard (``talkerFall``). Comfort noise at the mic's noise floor (minimum statistics) fills what was taken
-/// out.
+/// at once, or part of the way while a talker is heard (``talkerFall``). Comfort noise at the
+/// mic's noise floor (minimum statistics) fills what was taken out.
 struct ResidualEchoSuppressor {
   let bins: Int
   let settings: EchoCancellation
