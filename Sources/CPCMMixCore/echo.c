@@ -179,7 +179,8 @@ PCM_CLONES void pcmmix_core_echo_gains(const float *restrict se, const float *re
                                        float *restrict gains, float *restrict er,
                                        float *restrict ei, long bins, float overdrive,
                                        float echo_only, float unlearnt, float misadjusted,
-                                       int explained, int on, float floor, float fall) {
+                                       int explained, int on, float floor, float rise,
+                                       float fall) {
   // (The cost model counts the division as too dear to vectorize; it is not: 8 lanes for the
   // price of about 2 scalar ones.)
 #pragma clang loop vectorize(enable)
@@ -192,7 +193,8 @@ PCM_CLONES void pcmmix_core_echo_gains(const float *restrict se, const float *re
                             misadjusted * pcm_swift_min(s, sy[k]))),
         onset);
     float g = pcm_swift_max(floor, 1 - overdrive * r / s);
-    g = g > gains[k] ? 0.5f * (g + gains[k]) : fall * g + (1 - fall) * gains[k];
+    const float share = g > gains[k] ? rise : fall;
+    g = share * g + (1 - share) * gains[k];
     g = on && s > 0 ? g : 1;
     gains[k] = g;
     er[k] *= g;

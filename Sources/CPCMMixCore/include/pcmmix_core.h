@@ -138,14 +138,14 @@ void pcmmix_core_echo_update(float *w, float *v, float *p, const float *ring, lo
 /// The residual echo suppressor's gains, per bin, applied to the error spectrum E in place: the
 /// residual r = max(residual, 0.1·echo_only·path, unlearnt·max(0, path − |Y|²),
 /// misadjusted·min(|E|², |Y|²), |E|² where explained and hold > 0); g = max(floor,
-/// 1 − overdrive·r / |E|²), rising halfway to it from the last block's gain and falling the
-/// share `fall` of the way (1: at once), as fall·g + (1 − fall)·last; 1 where not `on` or
+/// 1 − overdrive·r / |E|²), moved from the last block's gain the share `rise` of the way up to
+/// it or `fall` of the way down (1: at once), as share·g + (1 − share)·last; 1 where not `on` or
 /// |E|² = 0. `se`, `sy`: |E|², |Y|². Each max and min as Swift's.
 void pcmmix_core_echo_gains(const float *se, const float *sy, const float *residual,
                             const float *path, const uint8_t *hold, float *gains, float *er,
                             float *ei, long bins, float overdrive, float echo_only,
                             float unlearnt, float misadjusted, int explained, int on,
-                            float floor, float fall);
+                            float floor, float rise, float fall);
 
 /// One partition's reference power, weighted, added to `out` per bin: out += weight·|X|².
 void pcmmix_core_echo_power_add(const float *xr, const float *xi, long bins, float weight,

@@ -170,12 +170,13 @@ package enum EchoKernels: Sendable {
     _ path: UnsafePointer<Float>, _ hold: UnsafePointer<UInt8>,
     _ gains: UnsafeMutablePointer<Float>, _ er: UnsafeMutablePointer<Float>,
     _ ei: UnsafeMutablePointer<Float>, _ bins: Int, overdrive: Float, echoOnly: Float,
-    unlearnt: Float, misadjusted: Float, explained: Bool, on: Bool, floor: Float, fall: Float
+    unlearnt: Float, misadjusted: Float, explained: Bool, on: Bool, floor: Float,
+    rise: Float, fall: Float
   ) {
     guard self == .swift else {
       return pcmmix_core_echo_gains(
         se, sy, residual, path, hold, gains, er, ei, bins, overdrive, echoOnly, unlearnt,
-        misadjusted, explained ? 1 : 0, on ? 1 : 0, floor, fall)
+        misadjusted, explained ? 1 : 0, on ? 1 : 0, floor, rise, fall)
     }
     for k in 0..<bins {
       let s = se[k]
@@ -185,8 +186,9 @@ package enum EchoKernels: Sendable {
           max(residual[k], 0.1 * echoOnly * path[k]),
           max(unlearnt * max(0, path[k] - sy[k]), misadjusted * min(s, sy[k]))), onset)
       var g = max(floor, 1 - overdrive * r / s)
-      // Rise halfway, fall the share `fall` of the way.
-      g = g > gains[k] ? 0.5 * (g + gains[k]) : fall * g + (1 - fall) * gains[k]
+      // The share `rise` of the way up, or `fall` of the way down.
+      let share = g > gains[k] ? rise : fall
+      g = share * g + (1 - share) * gains[k]
       g = on && s > 0 ? g : 1
       gains[k] = g
       er[k] *= g
