@@ -50,11 +50,12 @@ import Testing
   }
 
   @Test func aLongDelayAReverberantRoomAndAClippingLoudspeaker() throws {
-    // The hardest speech scene, held to the numbers. Its double talk: 17.4 dB SI-SDR,
-    // the echo 17.5 dB down (`pcm-mix-bench --filter echo`). The clipping loudspeaker's echo is taken out as far as a perfect canceller's (30 dB) before
-    // the path change and past 25 dB after it: the path's gain counts what the linear filter
-    // cannot model. It converges in 1.4 s: the suppressor's voice rate waits for a learnt path
-    // gain (1.3 s here); counting the share it had no gain for as a voice, it took 1.8 s.
+    // The hardest speech scene, held to the numbers. Its double talk: 17.4 dB SI-SDR, the
+    // echo 17.5 dB down (`pcm-mix-bench --filter echo`). The clipping loudspeaker's echo is taken
+    // out as far as a perfect canceller's (30 dB) before the path change and past 25 dB after it:
+    // the path's gain counts what the linear filter cannot model. It converges in 1.4 s: the
+    // suppressor's voice rate waits for a learnt path gain (1.3 s here); counting the share it had
+    // no gain for as a voice, it took 1.8 s.
     let scene = try Self.scene(.speech, 0.12, "rt05", clip: true)
     let (out, statistics) = scene.cancelled()
     let m = EchoSceneMetrics(scene: scene, output: out)
