@@ -15,7 +15,7 @@
 /// filter's, three times over; the error up to the filter's estimate where the two have one
 /// shape (the filter is wrong there, the path having changed); and the whole error in the bins
 /// where the app's power has just risen (a note's onset). Gains rise halfway a block and fall at
-/// once; while a talker is heard, they rise faster and fall part of the way
+/// once (``gainShares``); while a talker is heard, they rise faster and fall part of the way
 /// (``talkerGains``). Comfort noise at the mic's noise floor (minimum statistics) fills what was
 /// taken out.
 struct ResidualEchoSuppressor {
@@ -531,18 +531,20 @@ struct ResidualEchoSuppressor {
   /// ``voiceUncertain`` holds where the energy test's threshold is over this share of
   /// ``voiceLevel``: a voice at half the level it was last read at would not pass.
   static let hiddenVoice: Float = 0.5
-  /// How far a bin's gain moves in a block while a talker is heard (``voiceRate`` over
-  /// `voiceRate`): the share `rise` of the way up to a higher one, `fall` of the way down to a
-  /// lower one. Elsewhere gains rise halfway and fall at once. A talker's syllables and the
-  /// residual estimate's peaks from block to block then take the gain down by less than a step
-  /// each, and it comes back sooner after. On the echo bench's 64 loudspeaker scenes, falling
-  /// 0.4 of the way (rising halfway) raised the talker's SI-SDR in double talk on 58 (−0.06 to
-  /// +1.21 dB; music 30 ms 14.75–15.05 → 15.04–15.40), and ERLE where the app plays alone moved
-  /// −0.23 to +0.09 dB, the voice rate being low there; rising 0.7 of the way then added −0.05
-  /// to +0.81 (music 30 ms 15.12–15.53; ERLE −0.35 to +0.06). Falling 0.5 of the way at all
-  /// times let a clipping loudspeaker's onsets through after the path change (speech 120 ms
-  /// RT60 0.5 s reconverged in 1.5 s instead of 0.2); rising at once while talking did the same
-  /// on a shifted scene (1.6 s instead of 0.2).
+  /// How far a bin's gain moves in a block towards this block's: the share `rise` of the way up
+  /// to a higher one, `fall` of the way down to a lower one (1: at once). Where no talker is
+  /// heard: halfway up, at once down (an echo's onset is taken out in the block it comes).
+  static let gainShares: (rise: Float, fall: Float) = (0.5, 1)
+  /// The shares of ``gainShares`` while a talker is heard (``voiceRate`` over `voiceRate`). A
+  /// talker's syllables and the residual estimate's peaks from block to block then take the gain
+  /// down by less than a step each, and it comes back sooner after. On the echo bench's 64
+  /// loudspeaker scenes, falling 0.4 of the way (rising halfway) raised the talker's SI-SDR in
+  /// double talk on 58 (−0.06 to +1.21 dB; music 30 ms 14.75–15.05 → 15.04–15.40), and ERLE where
+  /// the app plays alone moved −0.23 to +0.09 dB, the voice rate being low there; rising 0.7 of the
+  /// way then added −0.05 to +0.81 (music 30 ms 15.12–15.53; ERLE −0.35 to +0.06). Falling 0.5 of
+  /// the way at all times let a clipping loudspeaker's onsets through after the path change (speech
+  /// 120 ms RT60 0.5 s reconverged in 1.5 s instead of 0.2); rising at once while talking did the
+  /// same on a shifted scene (1.6 s instead of 0.2).
   static let talkerGains: (rise: Float, fall: Float, voiceRate: Float) = (0.7, 0.4, 0.3)
   /// A band's ``pathGain`` counts once it has been learnt in this many blocks.
   static let learntBlocks: UInt8 = 10
@@ -636,7 +638,9 @@ struct ResidualEchoSuppressor {
     // that neither the filter nor the path's gain per band can know yet (the room's gain at
     // one frequency is often 10 dB off its band's; marked by ``markOnsets(reference:)``).
     let floor: Float = 0.0316
-    let talking = voiceRate > Self.talkerGains.voiceRate
+    let shares =
+      voiceRate > Self.talkerGains.voiceRate
+      ? (rise: Self.talkerGains.rise, fall: Self.talkerGains.fall) : Self.gainShares
     let on = settings.suppression > 0 && !bypass
     let comfort = on && settings.comfortNoise
     // The path's gain per bin (its band's) times the spread reference; then the gains (a
@@ -652,8 +656,7 @@ struct ResidualEchoSuppressor {
         kernels.gains(
           se, sy, residual, path, hold.baseAddress!, gains.baseAddress!, er, ei, n,
           overdrive: overdrive, echoOnly: echoOnly, unlearnt: unlearnt, misadjusted: misadjusted,
-          explained: explained, on: on, floor: floor, rise: talking ? Self.talkerGains.rise : 0.5,
-          fall: talking ? Self.talkerGains.fall : 1)
+          explained: explained, on: on, floor: floor, rise: shares.rise, fall: shares.fall)
       }
       guard comfort else { return }
       var state = noiseState
