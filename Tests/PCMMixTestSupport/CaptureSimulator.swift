@@ -107,6 +107,9 @@ public struct SimulatedSource: Sendable {
   public var noiseAmplitude: Double
   /// Seed of the source's randomness (delivery jitter, stamp jitter, noise).
   public var seed: UInt64
+  /// A recorded signal on host time, added to the tone and markers (``Waveform``); a source
+  /// captures it band-limited under its own Nyquist frequency.
+  public var waveform: Waveform?
 
   /// Creates a source; every parameter has a default.
   public init(
@@ -146,6 +149,7 @@ public struct SimulatedSource: Sendable {
     self.tone = tone
     self.noiseAmplitude = noiseAmplitude
     self.seed = seed
+    self.waveform = nil
   }
 
   /// The frames per host second the source really captures at nominal rate `nominal`.
@@ -278,6 +282,7 @@ private struct SourceStream: Sendable {
   var stuckTime: MediaTime?
   var markerCursor = 0
   var scratch: [Double]
+  let waveform: (signal: Waveform, interpolator: BandLimitedInterpolator)?
   var duplicate: CaptureEvent?
   var deliveryRNG: Random
   var stampRNG: Random
@@ -294,6 +299,13 @@ private struct SourceStream: Sendable {
     backwards = Set(source.backwardsStamp)
     duplicates = Set(source.duplicateBuffers)
     scratch = [Double](repeating: 0, count: source.buffering.frames)
+    waveform = source.waveform.map { w in
+      // Under the lowest rate the source captures at, and under the recording's own.
+      let lowest = ([source.rate] + source.rateSwitches.map(\.rate)).min() ?? source.rate
+      return (
+        w, BandLimitedInterpolator(cutoff: 0.45 * Double(min(lowest, w.rate)) / Double(w.rate))
+      )
+    }
     deliveryRNG = Random(state: source.seed ^ 0x6465_6C69_7665_7279)
     stampRNG = Random(state: source.seed ^ 0x7374_616D_7073_0000)
     noiseRNG = Random(state: source.seed ^ 0x6E6F_6973_6500_0000)
@@ -423,7 +435,7 @@ private struct SourceStream: Sendable {
       i += 1
     }
     let noise = source.noiseAmplitude
-    if source.tone == nil && noise == 0 && active.isEmpty { return bytes }
+    if source.tone == nil && noise == 0 && active.isEmpty && waveform == nil { return bytes }
 
     let channels = source.channels
     let encoding = source.encoding
@@ -443,6 +455,13 @@ private struct SourceStream: Sendable {
       }
       if noise != 0 {
         for n in 0..<frames { x[n] += noise * (2 * noiseRNG.uniform() - 1) }
+      }
+      if let (signal, interpolator) = waveform {
+        let fs = Double(signal.rate)
+        for n in 0..<frames {
+          x[n] += interpolator.value(
+            of: signal.samples, at: (seg.begin + Double(firstFrame + n) / r) * fs)
+        }
       }
       for m in active {
         // Samples with 0 ≤ t − m ≤ d: n from ceil((m − t0)·r) to floor((m + d − t0)·r).
@@ -510,5 +529,77 @@ extension SimulatedSource {
     s.markerFrequency = 2_500
     s.seed = 2
     return s
+  }
+}
+
+/// A signal recorded at `rate` frames per host second, sample k at host time k / `rate` (0
+/// outside the recording): what a ``SimulatedSource`` captures at its own sample times, with
+/// its own clock's error, when ``SimulatedSource/waveform`` is set.
+public struct Waveform: Sendable {
+  /// The samples, from host time 0.
+  public let samples: [Float]
+  /// Frames per host second.
+  public let rate: Int
+
+  /// A recording of `samples` at `rate`.
+  public init(_ samples: [Float], rate: Int) {
+    self.samples = samples
+    self.rate = rate
+  }
+}
+
+/// Reads a sampled signal between its samples: a Kaiser-windowed sinc (β 8, 16 zero crossings
+/// a side, 4,096 phases a sample, nearest phase), low-passed at `cutoff` (cycles a sample) so
+/// that a source slower than the recording does not alias.
+struct BandLimitedInterpolator: Sendable {
+  static let half = 16
+  static let phases = 4_096
+  /// Row p: the 2·``half`` weights for a read p / ``phases`` of a sample past sample i, for
+  /// samples i − ``half`` + 1 … i + ``half``.
+  let table: [Double]
+
+  init(cutoff: Double) {
+    let (half, phases) = (Self.half, Self.phases)
+    let beta = 8.0
+    func i0(_ x: Double) -> Double {
+      var (sum, term, k) = (1.0, 1.0, 1.0)
+      while term > 1e-12 * sum {
+        term *= (x / (2 * k)) * (x / (2 * k))
+        sum += term
+        k += 1
+      }
+      return sum
+    }
+    var table = [Double](repeating: 0, count: (phases + 1) * 2 * half)
+    for p in 0...phases {
+      let frac = Double(p) / Double(phases)
+      for j in 0..<(2 * half) {
+        let d = Double(j - half + 1) - frac
+        let u = d / Double(half)
+        guard abs(u) < 1 else { continue }
+        let arg = 2 * cutoff * d
+        let sinc = arg == 0 ? 1 : sin(Double.pi * arg) / (Double.pi * arg)
+        table[p * 2 * half + j] = 2 * cutoff * sinc * i0(beta * (1 - u * u).squareRoot()) / i0(beta)
+      }
+    }
+    self.table = table
+  }
+
+  /// `samples` read at position `x` (in samples; 0 outside them).
+  func value(of samples: [Float], at x: Double) -> Double {
+    let i = Int(x.rounded(.down))
+    let p = Int(((x - Double(i)) * Double(Self.phases)).rounded())
+    let first = i - Self.half + 1
+    guard first < samples.count && first + 2 * Self.half > 0 else { return 0 }
+    var sum = 0.0
+    table.withUnsafeBufferPointer { t in
+      samples.withUnsafeBufferPointer { s in
+        let row = p * 2 * Self.half
+        for j in max(0, -first)..<min(2 * Self.half, s.count - first) {
+          sum += t[row + j] * Double(s[first + j])
+        }
+      }
+    }
+    return sum
   }
 }

@@ -564,6 +564,47 @@ extension EchoScene {
   }
 }
 
+extension EchoScene {
+  /// The scene as a live capture delivers it: the app and the mic each captured by a
+  /// ``SimulatedSource`` (`app` and `mic` give the formats, clocks, buffering and stamps; their
+  /// content is set here to the scene's app and mic, on host time from 0 to the scene's end),
+  /// each buffer appended to a ``ClockedCapturePipeline`` when it is delivered and the output
+  /// pulled every 10 ms (``SceneRunner``, with `disruptions`). The stems come back on the
+  /// scene's timeline, mono (frame 0 at host time 0), beside the runner's own report.
+  public func throughLiveCapture(
+    _ echoCancellation: EchoCancellation?, app: SimulatedSource, mic: SimulatedSource,
+    disruptions: [Disruption] = []
+  ) throws -> (
+    micStem: [Float], appStem: [Float], statistics: EchoStatistics?, run: SceneRunner.Result
+  ) {
+    var c = ClockedCapturePipeline.Configuration()
+    c.echoCancellation = echoCancellation
+    c.policy = .limit
+    var (a, m) = (app, mic)
+    a.waveform = Waveform(self.app, rate: Self.rate)
+    m.waveform = Waveform(self.mic, rate: Self.rate)
+    let end = Double(Self.seconds)
+    (a.end, m.end) = (end, end)
+    var runner = try SceneRunner(
+      c, app: a.streamDescription(rate: a.rate), mic: m.streamDescription(rate: m.rate))
+    runner.pipeline.keepStems()
+    var micStem = [Float](repeating: 0, count: self.mic.count)
+    var appStem = micStem
+    // Half a second more than the scene, for what the pipeline holds back.
+    let run = runner.run(
+      app: a, mic: m, duration: end + 0.5, disruptions: disruptions,
+      afterPull: { p in
+        p.takeStems { position, app, mic in
+          for i in 0..<(mic.count / 2) where position + i >= 0 && position + i < micStem.count {
+            micStem[position + i] = 0.5 * (mic[2 * i] + mic[2 * i + 1])
+            appStem[position + i] = 0.5 * (app[2 * i] + app[2 * i + 1])
+          }
+        }
+      })
+    return (micStem, appStem, runner.pipeline.echoStatistics, run)
+  }
+}
+
 /// How a ducker treated the app over a scene, per 20 ms frame: the app stem's level against the
 /// raw app's (dB), where the app plays alone (the talker silent, in the script's app-alone
 /// spans), where the talker speaks, and at each onset after 300 ms or more of silence.

@@ -90,14 +90,15 @@ public struct SceneRunner {
   /// Runs the scene to its end and measures the markers of `app` and `mic` (their
   /// `markerFrequency` and `markerDuration`), searching `searchRadius` frames around each.
   /// `disruptions` hold back deliveries and pulls. `onBlock` sees every pulled block with its
-  /// status (its timeline position is nil while starting); `stamp` may withhold an event's stamp
-  /// (return `nil`) or change it.
+  /// status (its timeline position is nil while starting), and `afterPull` the pipeline after
+  /// every pull; `stamp` may withhold an event's stamp (return `nil`) or change it.
   public mutating func run(
     app: SimulatedSource?, mic: SimulatedSource?, duration: Double, searchRadius: Int = 480,
     disruptions: [Disruption] = [],
     stamp: (CaptureEvent, MediaTime?) -> MediaTime? = { $1 },
     onEvent: (inout ClockedCapturePipeline, CaptureEvent) -> Void = { _, _ in },
-    onBlock: (PullStatus, UnsafeBufferPointer<Float>) -> Void = { _, _ in }
+    onBlock: (PullStatus, UnsafeBufferPointer<Float>) -> Void = { _, _ in },
+    afterPull: (inout ClockedCapturePipeline) -> Void = { _ in }
   ) -> Result {
     var events = CaptureSimulator(app: app, mic: mic, duration: duration)
     // Events wait here until their (possibly postponed) time; the simulator gives them in
@@ -173,6 +174,7 @@ public struct SceneRunner {
         if status.appSilentFrames == pullFrames { silent.app += 1 }
         if status.micSilentFrames == pullFrames { silent.mic += 1 }
       }
+      afterPull(&pipeline)
       latency.append((now, pipeline.clockStatistics.latencyFrames))
       peak = max(peak, pipeline.retainedBytes)
     }

@@ -49,6 +49,43 @@ import Testing
     }
   }
 
+  /// A recorded waveform is captured at each sample's host time, through the source's clock:
+  /// a 1 kHz sine recorded at 48 kHz and captured by a 44.1 kHz source 300 ppm fast is the
+  /// sine at those times (within 1e-4 of full scale, measured 2.4e-5: the window's ripple and
+  /// the phase table), and a 20 kHz sine captured at 32 kHz is cut (over 50 dB down, measured
+  /// 84.8), not folded to 12 kHz.
+  @Test func aWaveformIsCapturedAtTheSourcesOwnSampleTimes() {
+    func capture(_ frequency: Double, rate: Int, ppm: Double) -> (got: [Double], want: [Double]) {
+      let recording = (0..<48_000).map {
+        Float(0.5 * sin(2 * Double.pi * frequency * Double($0) / 48_000))
+      }
+      var source = SimulatedSource(rate: rate, channels: 1, encoding: .f32le, clockPPM: ppm)
+      source.waveform = Waveform(recording, rate: 48_000)
+      source.timestampJitter = 0
+      let clockRate = source.trueRate(nominal: rate)
+      var got: [Double] = []
+      var want: [Double] = []
+      for e in Self.events(app: source, mic: nil, duration: 1) {
+        e.bytes.withUnsafeBytes { raw in
+          for n in 0..<e.frames {
+            let t = e.trueStart + Double(n) / clockRate
+            // Away from the recording's ends, where the interpolator reads past it.
+            guard t > 0.01 && t < 0.99 else { continue }
+            got.append(Double(raw.loadUnaligned(fromByteOffset: 4 * n, as: Float.self)))
+            want.append(0.5 * sin(2 * Double.pi * frequency * t))
+          }
+        }
+      }
+      return (got, want)
+    }
+    let (got, want) = capture(1_000, rate: 44_100, ppm: 300)
+    #expect(got.count > 40_000)
+    #expect(zip(got, want).allSatisfy { abs($0 - $1) <= 1e-4 })
+    let (high, _) = capture(20_000, rate: 32_000, ppm: 0)
+    let rms = (high.reduce(0) { $0 + $1 * $1 } / Double(high.count)).squareRoot()
+    #expect(20 * log10(rms / (0.5 / 2.0.squareRoot())) < -50)
+  }
+
   @Test func eventsComeInDeliveryOrderAndSourcesInCaptureOrder() throws {
     let app = SimulatedSource(
       rate: 44_100, channels: 2, encoding: .s16be, clockPPM: -50, tone: (440, 0.2))

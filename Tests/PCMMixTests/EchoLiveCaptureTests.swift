@@ -1,0 +1,59 @@
+import Foundation
+import PCMMix
+import PCMMixTestSupport
+import Testing
+
+/// The echo canceller where an adopter runs it: the scene's app and mic captured as ReplayKit
+/// delivers them (44.1 kHz stereo big-endian int16 and 32 kHz mono little-endian int16 in
+/// 1,024-frame buffers, each on its own clock, stamped with 20 µs of jitter, delivered up to
+/// 5 ms late), placed on the timeline and drift-corrected by the pipeline before the canceller
+/// sees them (`EchoScene.throughLiveCapture`). The echo path the canceller learns is the
+/// difference of the two sources' placements: it holds only as long as both stay on their
+/// stamps.
+@Suite struct EchoLiveCaptureTests {
+  static func fixed(_ x: Double) -> String { String(format: "%.1f", x) }
+
+  /// App and mic clocks off by these ppm (the app's audio and the mic's, on a phone, need not
+  /// share a clock; 300 ppm is the most the timing scenes assume).
+  @Test(arguments: [(150.0, -100.0), (-300.0, 300.0)])
+  func twoClocksDoNotMoveTheEchoPath(app appPPM: Double, mic micPPM: Double) throws {
+    let scene = try EchoCancellationTests.scene(.speech, 0.03, "rt02")
+    var app = SimulatedSource.replayKitApp(markers: [])
+    var mic = SimulatedSource.replayKitMic(markers: [])
+    app.clockPPM = appPPM
+    mic.clockPPM = micPPM
+    let live = try scene.throughLiveCapture(EchoCancellation(), app: app, mic: mic)
+    let m = EchoSceneMetrics(scene: scene, output: live.micStem)
+    // With the drift loop fixed at 2 s from the start, 150/−100 ppm read ERLE 18.2/18.6 dB and
+    // double talk 14.2; −300/300 ppm 14.9/19.2 and 7.8, never converging. Acquiring the clocks
+    // fast: 41.9/42.5 and 19.6; 37.8/41.5 and 18.7.
+    print(
+      "EchoLiveCapture app \(appPPM) ppm, mic \(micPPM) ppm: ERLE \(Self.fixed(m.erleBefore))/"
+        + "\(Self.fixed(m.erleAfter)) dB, double talk \(Self.fixed(m.doubleTalkSISDR)) dB SI-SDR, echo "
+        + "\(Self.fixed(m.doubleTalkEchoReduction)) dB down, talker alone \(Self.fixed(m.talkerAloneSISDR)) dB, "
+        + "level \(Self.fixed(m.talkerLevel)) dB")
+    try EchoCancellationTests.expectEchoAloneTargets(m)
+    #expect(m.doubleTalkSISDR >= 15)
+    #expect(m.doubleTalkEchoReduction >= 15)
+    // The talker where the mic had it, at its level (the stem is the 32 kHz mic's: 27.3 dB).
+    #expect(m.talkerAloneSISDR >= 25)
+    #expect(abs(m.talkerLevel) <= 1)
+    #expect(live.statistics?.isBypassed == false)
+    // The room's tone where the echo was taken out (3–6 s), against the room's noise as the
+    // 32 kHz mic captures it: white, under the simulator's 14.4 kHz cutoff (−2.2 dB).
+    func level(_ x: [Float]) -> Double {
+      let s = x[EchoScene.index(3)..<EchoScene.index(6)]
+      return 10 * log10(s.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(s.count))
+    }
+    let roomTone = level(scene.noise) + 10 * log10(0.45 * 32_000 / 24_000)
+    // The mic's 10 ms fade-in pulls the suppressor's noise floor far under the room's noise,
+    // and the floor rises 0.4 dB a second: the comfort noise leaves the room's tone 4–10 dB
+    // down for the whole scene (−67 and −73 dBFS where the room's is −63).
+    print(
+      "EchoLiveCapture room tone 3-6 s: \(Self.fixed(level(live.micStem))) dBFS, the room's \(Self.fixed(roomTone))"
+    )
+    withKnownIssue("the room's tone gated after the mic's fade-in") {
+      #expect(abs(level(live.micStem) - roomTone) <= 2.5, "\(level(live.micStem)) dBFS")
+    }
+  }
+}
