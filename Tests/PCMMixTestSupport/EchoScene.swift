@@ -532,12 +532,7 @@ extension EchoScene {
     let buffer = 480
     var at = 0
     func take(_ p: inout ClockedCapturePipeline) {
-      p.takeStems { position, a, m in
-        for i in 0..<(m.count / 2) where position + i >= 0 && position + i < stem.count {
-          stem[position + i] = 0.5 * (m[2 * i] + m[2 * i + 1])
-          appStem[position + i] = 0.5 * (a[2 * i] + a[2 * i + 1])
-        }
-      }
+      Self.takeStems(&p, app: &appStem, mic: &stem)
     }
     while at < mic.count {
       let n = min(buffer, mic.count - at)
@@ -593,15 +588,27 @@ extension EchoScene {
     // Half a second more than the scene, for what the pipeline holds back.
     let run = runner.run(
       app: a, mic: m, duration: end + 0.5, disruptions: disruptions,
-      afterPull: { p in
-        p.takeStems { position, app, mic in
-          for i in 0..<(mic.count / 2) where position + i >= 0 && position + i < micStem.count {
-            micStem[position + i] = 0.5 * (mic[2 * i] + mic[2 * i + 1])
-            appStem[position + i] = 0.5 * (app[2 * i] + app[2 * i + 1])
-          }
-        }
-      })
+      afterPull: { Self.takeStems(&$0, app: &appStem, mic: &micStem) })
     return (micStem, appStem, runner.pipeline.echoStatistics, run)
+  }
+
+  /// The pipeline's stems since the last call, folded to mono into `app` and `mic` at their
+  /// timeline positions (those outside the arrays dropped).
+  static func takeStems(
+    _ p: inout ClockedCapturePipeline, app: inout [Float], mic: inout [Float]
+  ) {
+    p.takeStems { position, a, m in
+      for i in 0..<(m.count / 2) where position + i >= 0 && position + i < mic.count {
+        mic[position + i] = 0.5 * (m[2 * i] + m[2 * i + 1])
+        app[position + i] = 0.5 * (a[2 * i] + a[2 * i + 1])
+      }
+    }
+  }
+
+  /// The mean power (dBFS) of `x` from `a` to `b` seconds.
+  public static func level(_ x: [Float], from a: Double, to b: Double) -> Double {
+    let slice = x[index(a)..<index(b)]
+    return 10 * log10(slice.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(slice.count))
   }
 }
 

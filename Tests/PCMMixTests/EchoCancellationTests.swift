@@ -160,12 +160,10 @@ import Testing
     // mic's (comfort noise where the echo was), within 2.5 dB, before and after the path change.
     let scene = try Self.scene(.speech, 0.03, "rt02")
     let (out, _) = scene.cancelled()
-    func level(_ x: [Float], _ a: Double, _ b: Double) -> Double {
-      let slice = x[EchoScene.index(a)..<EchoScene.index(b)]
-      return 10 * log10(slice.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(slice.count))
-    }
     for (a, b) in [(3.0, 6.0), (12.5, 14.0)] {
-      #expect(abs(level(out, a, b) - level(scene.noise, a, b)) <= 2.5)
+      #expect(
+        abs(EchoScene.level(out, from: a, to: b) - EchoScene.level(scene.noise, from: a, to: b))
+          <= 2.5)
     }
   }
 
