@@ -487,6 +487,15 @@ extension EchoScene {
   package func cancelled(
     _ settings: EchoCancellation = EchoCancellation(), kernels: EchoKernels = .c
   ) -> (output: [Float], statistics: EchoStatistics) {
+    Self.cancel(mic: mic, app: app, settings, kernels: kernels)
+  }
+
+  /// `mic` through the canceller with `app` as its reference, block by block (see
+  /// ``cancelled(_:kernels:)``): its output, aligned with the mic, and its statistics.
+  package static func cancel(
+    mic: [Float], app: [Float], _ settings: EchoCancellation = EchoCancellation(),
+    kernels: EchoKernels = .c
+  ) -> (output: [Float], statistics: EchoStatistics) {
     var canceller = EchoCanceller(rate: Self.rate, settings: settings, kernels: kernels)
     let h = canceller.hop
     let n = mic.count

@@ -155,16 +155,28 @@ import Testing
     #expect(m.doubleTalkSISDR >= 13.5)
   }
 
-  @Test func theRoomToneStaysWhereTheEchoIsTakenOut() throws {
-    // Suppression must not gate the room: where the app plays alone the output's noise is the
-    // mic's (comfort noise where the echo was), within 2.5 dB, before and after the path change.
-    let scene = try Self.scene(.speech, 0.03, "rt02")
-    let (out, _) = scene.cancelled()
-    for (a, b) in [(3.0, 6.0), (12.5, 14.0)] {
-      #expect(
-        abs(EchoScene.level(out, from: a, to: b) - EchoScene.level(scene.noise, from: a, to: b))
-          <= 2.5)
+  /// Suppression must not gate the room, nor hiss over it: where the app plays alone the
+  /// output's noise is the room's (comfort noise where the echo was), within 1.5 dB, in each
+  /// stretch of a minute's capture (the scene three times over, its path change each time).
+  /// Comfort noise at 13 times the mic's noise floor read 1.1 dB under the room in the first
+  /// 20 s, then up to 4.7 dB over by the last; at the room's tone, 0.4–0.8 dB under throughout.
+  @Test(arguments: [EchoScene.Content.speech, .music])
+  func theRoomToneStaysWhereTheEchoIsTakenOut(_ content: EchoScene.Content) throws {
+    let scene = try Self.scene(content, 0.03, "rt02")
+    let (out, _) = EchoScene.cancel(
+      mic: scene.mic + scene.mic + scene.mic, app: scene.app + scene.app + scene.app)
+    let noise = scene.noise + scene.noise + scene.noise
+    var readings: [String] = []
+    for start in [0.0, 20, 40] {
+      for (a, b) in [(3.0, 6.0), (9.5, 11.0), (12.5, 14.0)] {
+        let (from, to) = (start + a, start + b)
+        let off =
+          EchoScene.level(out, from: from, to: to) - EchoScene.level(noise, from: from, to: to)
+        readings.append(String(format: "%.1f", off))
+        #expect(abs(off) <= 1.5, "\(content) \(from)–\(to) s: \(off) dB off the room")
+      }
     }
+    print("Room tone, \(content), off the room's (dB): \(readings.joined(separator: " "))")
   }
 
   @Test func withHeadphonesTheMicPassesBitForBit() throws {

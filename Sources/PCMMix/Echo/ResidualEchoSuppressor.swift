@@ -16,19 +16,23 @@
 /// shape (the filter is wrong there, the path having changed); and the whole error in the bins
 /// where the app's power has just risen (a note's onset). Gains rise halfway a block and fall at
 /// once (``gainShares``); while a talker is heard, they rise faster and fall part of the way
-/// (``talkerGains``). Comfort noise at the mic's noise floor (minimum statistics) fills what was
-/// taken out.
+/// (``talkerGains``). Comfort noise at the room's tone (``roomTone``) fills what was taken out.
 struct ResidualEchoSuppressor {
   let bins: Int
   let settings: EchoCancellation
   static let bandCount = 8
-  /// The comfort noise's level over the noise floor: the floor is a running minimum of the
-  /// smoothed power, about 9 dB under the noise's mean, and the generator's uniform values carry
-  /// two thirds of their square. Measured on the echo scenes' white room noise (−61 dBFS),
-  /// where the app plays alone: at 1 the output sat 4.6 dB under the mic's noise; at 8, 2.7 dB
-  /// under once the echo's onsets were taken out too (3-6 s, speech 30 ms rt02); at 13, from
-  /// 1.2 dB under (3-6 s) to 0.9 dB over (12.5-14 s) on speech and music.
-  static let comfortScale: Float = 13
+  /// The comfort noise's power over ``roomTone``. On a steady noise that running minimum
+  /// settles 4.1 dB under the noise's mean within 5 s and stays there (the recursion simulated
+  /// on exponentially distributed powers, 2,000 bins, 60 s), and the generator's uniform values
+  /// carry two thirds of their square: 3.8 would restore a noise tracked on the mic alone. On
+  /// the lesser of mic and error the minimum reads lower again, where the echo is taken out:
+  /// `pcm-mix mix --echo-cancel` on three echo scenes end to end (60 s, room −61.0 dBFS) left the
+  /// mic stem's noise where the app plays alone at −63.0 to −63.4 dBFS with 3.8, −61.4 to
+  /// −61.8 with 6, steady from the first 20 s to the last. (With 13 times the mic's
+  /// ``noiseFloor``, which a start from silence pulls far down and which then climbs
+  /// 0.4 dB a second, it read −62.1, then −57.6, then −56.3: too quiet at first, 5 dB too
+  /// loud after a minute.)
+  static let comfortScale: Float = 7
   /// Each bin's band (``band(_:)``), looked up in the per-bin loops.
   let bandOf: [UInt8]
   /// Per band: the leakage, the error's power above the noise over the echo estimate's, and
@@ -93,6 +97,26 @@ struct ResidualEchoSuppressor {
   var stretchBlocks = 0
   var stretches = 0
   var settling = 12
+  /// The room's tone per bin, for the comfort noise: the running minimum of ``smoothedLeast``,
+  /// rising 0.4 dB a second at most; 0 until 12 audible blocks have settled the smoothing (from
+  /// the start, and after digital silence, so a fade-in or a gap of zeros cannot pull it
+  /// down). The lesser of mic and error, because the echo covers the mic most of the time
+  /// where the app plays: once the filter takes it out, the error shows the room.
+  var roomTone: [Float]
+  /// The smoothed lesser of the mic's and the error's power per bin.
+  var smoothedLeast: [Float]
+  /// Audible blocks still to come before ``roomTone`` moves.
+  var roomSettling = 12
+  /// Blocks ``roomTone`` has moved in, up to ``roomToneWatch``: the comfort noise's power is
+  /// that share of its level. A minimum needs a window to find the room in (minimum statistics
+  /// looks back about 1.5 s): its first values are the mic's, the echo's level where the app
+  /// plays from the start, and comfort noise at that level is hiss as loud as the echo. So it
+  /// rises over the first 2 s of tracking. On speech 120 ms RT60 0.5 s through a clipping
+  /// loudspeaker, full comfort noise from the first block kept ERLE at 19.9 dB in the 100 ms
+  /// window at 1.5 s and converged in 1.8 s; rising over 2 s, in 1.4 s. From 3 s on (where the
+  /// room's tone is checked) it changes nothing.
+  var roomBlocks: Float = 0
+  static let roomToneWatch: Float = 375
   /// Whether the voice detector's floor is kept (ducking asks for it; it costs a few µs).
   var tracksVoice = false
   /// The last block's gains.
@@ -118,6 +142,8 @@ struct ResidualEchoSuppressor {
     bandAgrees = [Bool](repeating: false, count: Self.bandCount)
     smoothedMic = [Float](repeating: 0, count: bins)
     noiseFloor = [Float](repeating: 1, count: bins)
+    roomTone = [Float](repeating: 0, count: bins)
+    smoothedLeast = [Float](repeating: 0, count: bins)
     stretchMinima = [Float](repeating: .greatestFiniteMagnitude, count: 8 * bins)
     currentMinimum = [Float](repeating: .greatestFiniteMagnitude, count: bins)
     voiceFloor = [Float](repeating: 1, count: bins)
@@ -128,7 +154,8 @@ struct ResidualEchoSuppressor {
 
   var retainedBytes: Int {
     4
-      * (smoothedMic.count + noiseFloor.count + gains.count + stretchMinima.count
+      * (smoothedMic.count + noiseFloor.count + roomTone.count + smoothedLeast.count
+        + gains.count + stretchMinima.count
         + currentMinimum.count + voiceFloor.count + pathGain.count + leakage.count
         + refSmooth.count)
       + 8 * (meanE.count + meanY.count + bandE.count + bandY.count + bandR.count) + bandOf.count
@@ -259,12 +286,13 @@ struct ResidualEchoSuppressor {
           sy[k] = yr[k] * yr[k] + yi[k] * yi[k]
           let sm = mr[k] * mr[k] + mi[k] * mi[k]
           smooth[k] = 0.8 * smooth[k] + 0.2 * sm
-          // The noise floor: the smoothed power's running minimum, rising 2 dB a second at
-          // most.
+          // The noise floor: the smoothed power's running minimum, rising 0.4 dB a second at
+          // most (the detectors' thresholds read it; the comfort noise reads ``roomTone``).
           noise[k] = min(noise[k] * 1.0005, max(smooth[k], 1e-10))
         }
       }
     }
+    trackRoomTone(errorPower: se, mic: mic, audible: audible)
     // For the voice detector, minimum statistics: the least smoothed power over the last
     // 1.5 to 1.7 s, so a start from silence or a louder room is caught up with.
     if tracksVoice && audible && settling == 0 {
@@ -285,6 +313,27 @@ struct ResidualEchoSuppressor {
         }
         stretches += 1
         stretchBlocks = 0
+      }
+    }
+  }
+
+  /// ``smoothedLeast`` and ``roomTone`` for this block.
+  mutating func trackRoomTone(
+    errorPower se: UnsafeMutablePointer<Float>,
+    mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>), audible: Bool
+  ) {
+    let (mr, mi) = mic
+    roomSettling = audible ? max(0, roomSettling - 1) : 12
+    let moves = roomSettling == 0
+    if moves && roomBlocks < Self.roomToneWatch { roomBlocks += 1 }
+    smoothedLeast.withUnsafeMutableBufferPointer { least in
+      roomTone.withUnsafeMutableBufferPointer { tone in
+        for k in 0..<bins {
+          least[k] = 0.8 * least[k] + 0.2 * min(mr[k] * mr[k] + mi[k] * mi[k], se[k])
+          guard moves else { continue }
+          let now = max(least[k], 1e-10)
+          tone[k] = tone[k] == 0 ? now : min(tone[k] * 1.0005, now)
+        }
       }
     }
   }
@@ -661,12 +710,16 @@ struct ResidualEchoSuppressor {
       guard comfort else { return }
       var state = noiseState
       defer { noiseState = state }
-      noiseFloor.withUnsafeBufferPointer { noiseFloor in
-        for k in 0..<n where gains[k] < 1 {
-          let g = gains[k]
-          let level = (Self.comfortScale * noiseFloor[k] * (1 - g * g)).squareRoot()
-          er[k] += level * Self.random(&state)
-          ei[k] += level * Self.random(&state)
+      // The room's tone, never over the mic's own smoothed power (a room that fell quiet).
+      let ramp = roomBlocks / Self.roomToneWatch
+      roomTone.withUnsafeBufferPointer { tone in
+        smoothedMic.withUnsafeBufferPointer { mic in
+          for k in 0..<n where gains[k] < 1 {
+            let g = gains[k]
+            let level = (ramp * Self.comfortScale * min(tone[k], mic[k]) * (1 - g * g)).squareRoot()
+            er[k] += level * Self.random(&state)
+            ei[k] += level * Self.random(&state)
+          }
         }
       }
     }
