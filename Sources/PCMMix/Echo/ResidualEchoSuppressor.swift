@@ -28,7 +28,9 @@ struct ResidualEchoSuppressor {
   /// the lesser of mic and error the minimum reads lower again, where the echo is taken out:
   /// `pcm-mix mix --echo-cancel` on three echo scenes end to end (60 s, room −61.0 dBFS) left the
   /// mic stem's noise where the app plays alone at −63.0 to −63.4 dBFS with 3.8, −61.4 to
-  /// −61.8 with 6, steady from the first 20 s to the last. (With 13 times the mic's
+  /// −61.8 with 6, −60.9 to −61.3 with 7, steady from the first 20 s to the last; with 7 the
+  /// 60 s scenes read 0.0–0.3 dB under the room on speech, 0.4–0.9 on music
+  /// (`EchoCancellationTests`). (With 13 times the mic's
   /// ``noiseFloor``, which a start from silence pulls far down and which then climbs
   /// 0.4 dB a second, it read −62.1, then −57.6, then −56.3: too quiet at first, 5 dB too
   /// loud after a minute.)
@@ -98,7 +100,8 @@ struct ResidualEchoSuppressor {
   var stretches = 0
   var settling = 12
   /// The room's tone per bin, for the comfort noise: the running minimum of ``smoothedLeast``,
-  /// rising 0.4 dB a second at most; 0 until 12 audible blocks have settled the smoothing (from
+  /// rising 0.4 dB a second at most; unset (the largest float) until 12 audible blocks have
+  /// settled the smoothing (from
   /// the start, and after digital silence, so a fade-in or a gap of zeros cannot pull it
   /// down). The lesser of mic and error, because the echo covers the mic most of the time
   /// where the app plays: once the filter takes it out, the error shows the room.
@@ -142,7 +145,7 @@ struct ResidualEchoSuppressor {
     bandAgrees = [Bool](repeating: false, count: Self.bandCount)
     smoothedMic = [Float](repeating: 0, count: bins)
     noiseFloor = [Float](repeating: 1, count: bins)
-    roomTone = [Float](repeating: 0, count: bins)
+    roomTone = [Float](repeating: .greatestFiniteMagnitude, count: bins)
     smoothedLeast = [Float](repeating: 0, count: bins)
     stretchMinima = [Float](repeating: .greatestFiniteMagnitude, count: 8 * bins)
     currentMinimum = [Float](repeating: .greatestFiniteMagnitude, count: bins)
@@ -331,8 +334,7 @@ struct ResidualEchoSuppressor {
         for k in 0..<bins {
           least[k] = 0.8 * least[k] + 0.2 * min(mr[k] * mr[k] + mi[k] * mi[k], se[k])
           guard moves else { continue }
-          let now = max(least[k], 1e-10)
-          tone[k] = tone[k] == 0 ? now : min(tone[k] * 1.0005, now)
+          tone[k] = min(tone[k] * 1.0005, max(least[k], 1e-10))
         }
       }
     }
@@ -710,7 +712,8 @@ struct ResidualEchoSuppressor {
       guard comfort else { return }
       var state = noiseState
       defer { noiseState = state }
-      // The room's tone, never over the mic's own smoothed power (a room that fell quiet).
+      // The room's tone, never over the mic's own smoothed power: while the tone holds still (a
+      // gap of digital silence, the smoothing settling after it) the mic may fall under it.
       let ramp = roomBlocks / Self.roomToneWatch
       roomTone.withUnsafeBufferPointer { tone in
         smoothedMic.withUnsafeBufferPointer { mic in
