@@ -116,12 +116,16 @@ def echo_section(echo):
                   " (suppression 0: it leaves the talker whole, so this is also the echo reduction"
                   " it reaches, the talker being at the echo's level) and from the whole canceller."
                   " Where the change is negative the suppressor takes more of the talker than of"
-                  " the echo the filter left.", "",
-                  "| scene | filter alone | whole canceller | change |", "|---|---|---|---|"]
+                  " the echo the filter left. Last, what the talker costs the filter: the same"
+                  " filter's echo reduction over those spans when it runs on the mic without the"
+                  " talker (the echo and the room's noise), beside the first column.", "",
+                  "| scene | filter alone | whole canceller | change | filter without the talker |",
+                  "|---|---|---|---|---|"]
         for scene, m in split:
             change = m["dt_si_sdr"] - m["dt_si_sdr_filter"]
             lines.append(f"| {scene} | {f(m['dt_si_sdr_filter'])} | {f(m['dt_si_sdr'])} |"
-                         f" {'+' if change >= 0 else '−'}{f(abs(change))} |")
+                         f" {'+' if change >= 0 else '−'}{f(abs(change))} |"
+                         f" {f(m.get('dt_echo_reduction_filter_quiet'))} |")
     shifted = [(name.split("/", 2)[1:], m) for name, m in echo.items()
                if name.startswith("shifted/")]
     if shifted:

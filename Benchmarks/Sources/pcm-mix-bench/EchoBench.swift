@@ -149,24 +149,50 @@ enum EchoBench {
 
   /// Ours in double talk, its adaptive filter alone (``EchoCancellation/suppression`` 0)
   /// beside the whole canceller: what the suppressor adds to the talker's SI-SDR, or costs it
-  /// (it takes out echo the filter left, and some of the talker with it).
+  /// (it takes out echo the filter left, and some of the talker with it). And what the talker
+  /// costs the filter: its echo reduction over the double-talk spans, and that of the same
+  /// filter run on the mic without the talker (the scene's mic less its talker: the echo and
+  /// the room), which learns through those spans as it does where the app plays alone.
   static func doubleTalkSplit(_ scenes: [(EchoScene, EchoSceneMetrics)], _ report: Report) {
-    let table = Table(columns: [("scene", 22), ("filter alone", 12), ("whole", 6), ("change", 6)])
+    let table = Table(columns: [
+      ("scene", 22), ("filter alone", 12), ("whole", 6), ("change", 6), ("no talker", 9),
+    ])
     table.start(
       "Ours in double talk: the talker's SI-SDR (dB) from the adaptive filter alone"
         + " (suppression 0; it leaves the talker whole, so its SI-SDR is also its echo"
-        + " reduction, the talker being at the echo's level) and from the whole canceller")
+        + " reduction, the talker being at the echo's level) and from the whole canceller; the"
+        + " same filter's echo reduction over those spans on the mic without the talker (dB)")
     for (scene, whole) in scenes where !scene.headphones {
       let out = scene.cancelled(filterAlone).output
       dump(scene, "filter", out)
       let m = EchoSceneMetrics(scene: scene, output: out)
+      let quiet = EchoScene.cancel(
+        mic: zip(scene.mic, scene.talker).map { $0 - $1 }, app: scene.app, filterAlone
+      ).output
+      let unheard = doubleTalkEchoReduction(scene, withoutTalker: quiet)
       table.row([
         scene.name, fixed(m.doubleTalkSISDR, 1), fixed(whole.doubleTalkSISDR, 1),
         (whole.doubleTalkSISDR >= m.doubleTalkSISDR ? "+" : "")
           + fixed(whole.doubleTalkSISDR - m.doubleTalkSISDR, 1),
+        fixed(unheard, 1),
       ])
       report.record(section, "\(scene.name)/ours", "dt_si_sdr_filter", m.doubleTalkSISDR, "dB")
+      report.record(section, "\(scene.name)/ours", "dt_echo_reduction_filter_quiet", unheard, "dB")
     }
+  }
+
+  /// The echo's energy over the double-talk spans against the output's there, for an output of
+  /// the mic without its talker (so all of it is what is left of the echo, and the room).
+  static func doubleTalkEchoReduction(_ scene: EchoScene, withoutTalker out: [Float]) -> Double {
+    var echo = 0.0
+    var left = 0.0
+    for span in EchoScene.doubleTalk {
+      for i in EchoScene.index(span.lowerBound)..<EchoScene.index(span.upperBound) {
+        echo += Double(scene.echo[i]) * Double(scene.echo[i])
+        left += Double(out[i]) * Double(out[i])
+      }
+    }
+    return 10 * log10(echo / max(left, 1e-30))
   }
 
   /// How far into the app's piece the shifted scenes start it (seconds; ``shiftedScenes(_:)``).
