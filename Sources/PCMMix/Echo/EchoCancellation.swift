@@ -10,8 +10,9 @@
 /// What it does, block by block (256 frames at 48 kHz):
 /// - **Delay search**, 0 … ``maximumDelay``: the reference and the mic cross-correlated at
 ///   every lag, each frequency weighted by how coherent the two are there, smoothed over about
-///   half a second; a lag is taken once its peak stands out in two analyses running, and the
-///   filter then starts just before it.
+///   half a second, from the first 192 ms of audio on; a lag is taken once its peak stands out
+///   in two analyses running (three in the first half second), and the filter then starts just
+///   before it.
 /// - **A partitioned frequency-domain Kalman filter** (``filterLength`` long) models the echo
 ///   path; its step in each bin follows the near-end level, so a voice over the app slows it
 ///   instead of corrupting it. A faster shadow filter beside it takes over when the echo path
