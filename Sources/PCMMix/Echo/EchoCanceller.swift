@@ -98,9 +98,8 @@ package struct EchoCanceller {
   /// loop and the app's first words moved the path: in a live capture with the clocks 300 ppm
   /// apart (`EchoLiveCaptureTests`) ERLE before the path change fell from 32.2 to 28.2 dB and
   /// the mic stem at 3–6 s read 5.8 dB over the room's tone; with the second reset, 32.3 dB and
-  /// 0.7 over, as before the search started early. On the
-  /// echo bench's 16 loudspeaker scenes the filter then reaches 20 dB in 0.6–1.2 s instead of
-  /// 1.0–1.4.
+  /// 0.7 over, as before the search started early. On the echo bench's 16 loudspeaker scenes
+  /// the filter then reaches 20 dB in 0.6–1.2 s instead of 1.0–1.4.
   var lockedOnWholeHistory = false
   /// Blocks of the app playing with no sign of its echo, while not bypassed.
   var quietBlocks = 0

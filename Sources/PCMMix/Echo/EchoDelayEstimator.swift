@@ -205,7 +205,7 @@ struct EchoDelayEstimator {
       let confident =
         peak > 1.6 * second && prominence > 8 && best < maxLag - guardLags
       if confident {
-        agreed = last.map { abs($0 - best) <= 1 } == true ? agreed + 1 : 0
+        if let previous = last, abs(previous - best) <= 1 { agreed += 1 } else { agreed = 0 }
         if agreed >= (historyFull ? 1 : 2) { found = best * factor }
         last = best
       } else {
