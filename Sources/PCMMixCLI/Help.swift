@@ -150,7 +150,7 @@ package enum Help {
     (seconds), an ERLE estimate (dB), the share of double talk, whether it stayed bypassed.
     --duck [DEPTH_DB] turns the app down by DEPTH_DB (default 10) while the talker speaks, as
     replay's does (see 'pcm-mix help replay'): the voice detected on the mic with the app's echo
-    taken out, 60 ms ahead of the app's frames; the app stem is after it.
+    taken out, 0.5 s ahead of the app's frames; the app stem is after it.
     --stems DIR writes DIR/app.wav and DIR/mic.wav (made if missing): each source as it enters
     the mix (at its gain, ducked, the echo cancelled), stereo at the output's rate, on the
     output's timeline.
@@ -244,8 +244,10 @@ package enum Help {
 
     --duck [DEPTH_DB] turns the app down by DEPTH_DB (default 10) while the talker speaks:
     the voice is detected on the mic with the app's echo taken out (the canceller runs for the
-    detector even without --echo-cancel), up to 60 ms ahead; the gain ramps down over 40 ms,
-    holds 0.3 s after the voice and comes back over 0.5 s. The app stem (--stems) is after it.
+    detector even without --echo-cancel), up to 0.5 s ahead (the replay's latency is at least
+    0.53 s); the gain ramps down over 40 ms from 60 ms before the voice, stays down through
+    pauses under 0.5 s, and comes back over 0.25 s once the look-ahead shows the voice has
+    ended. The app stem (--stems) is after it.
 
     --loudness LUFS normalizes the output to that integrated loudness (ITU-R BS.1770-4, EBU
     R128; -70 to 0) in a second pass over the finished file, through the limiter, keeping the

@@ -3,62 +3,132 @@ import Testing
 
 @testable import PCMMix
 
-/// The ducker's hold through blocks the detector cannot tell: a talker under a loud echo reads
-/// as neither voice nor silence, and the duck must not let go there (the app came back above
-/// −6 dB between two words on every loudspeaker music scene), but it must not hold forever
-/// either (the app's own echo would then keep it down).
+/// The ducker's pauses: a gap between words keeps the duck down, the end of a sentence lets it
+/// go as soon as the look-ahead shows it, and a talker under a loud echo reads as neither voice
+/// nor silence, where the duck must not let go (the app came back above −6 dB between two
+/// words on every loudspeaker music scene) but must not hold forever either (the app's own
+/// echo would then keep it down). Blocks of 256 frames at 48 kHz; the default hold is 0.5 s
+/// (24,000 frames).
 @Suite struct DuckerHoldTests {
-  /// The first frame at which the gain rises from the depth, with a voice read in the first
-  /// 40 blocks (256 frames each) and the detector unsure in blocks `unsure`.
-  static func releaseStart(unsure: Range<Int>) -> Int? {
-    var ducker = Ducker(Ducking(), rate: 48_000)
-    for b in 0..<400 {
-      ducker.note(voice: b < 40, uncertain: unsure.contains(b), start: 256 * b, frames: 256)
+  static let hold = 24_000
+  static let depth = Float(pow(10, -10.0 / 20))
+
+  /// The gain per frame over `blocks` blocks, with the detector's verdict for each block given
+  /// `ahead` blocks before the output reaches it (all of them first when `ahead` is nil).
+  static func gains(
+    _ settings: Ducking = Ducking(), blocks: Int = 400, ahead: Int? = nil,
+    voice: (Int) -> Bool, unsure: (Int) -> Bool = { _ in false }
+  ) -> [Float] {
+    var ducker = Ducker(settings, rate: 48_000)
+    var noted = 0
+    func note(upTo n: Int) {
+      while noted < min(n, blocks) {
+        ducker.note(
+          voice: voice(noted), uncertain: unsure(noted), start: 256 * noted, frames: 256)
+        noted += 1
+      }
     }
+    var out: [Float] = []
     var block = [Float](repeating: 1, count: 2 * 256)
-    let depth = Float(pow(10, -10.0 / 20))
-    var down = false
-    for b in 0..<400 {
+    for b in 0..<blocks {
+      note(upTo: ahead.map { b + 1 + $0 } ?? blocks)
       for i in block.indices { block[i] = 1 }
       block.withUnsafeMutableBufferPointer {
         ducker.apply($0.baseAddress!, at: 256 * b, frames: 256)
       }
-      for i in 0..<256 {
-        if block[2 * i] <= depth * 1.0001 { down = true }
-        if down && block[2 * i] > depth * 1.001 { return 256 * b + i }
-      }
+      for i in 0..<256 { out.append(block[2 * i]) }
     }
-    return nil
+    return out
   }
 
-  @Test func withoutDoubtTheDuckLetsGoOneHoldAfterTheVoice() throws {
-    // The voice's last block ends at 10,240; the hold is 0.3 s (14,400 frames).
-    let start = try #require(Self.releaseStart(unsure: 0..<0))
-    #expect(abs(start - (10_240 + 14_400)) <= 64)
+  /// The first frame at which the gain rises from the depth.
+  static func releaseStart(_ g: [Float]) -> Int? {
+    guard let down = g.firstIndex(where: { $0 <= depth * 1.0001 }) else { return nil }
+    return g[down...].firstIndex { $0 > depth * 1.001 }
+  }
+
+  @Test func theEndOfASentenceLetsGoAtOnceWhenTheLookAheadShowsIt() throws {
+    // Voice in the first 40 blocks (to 10,240), nothing after, all of it read ahead.
+    let start = try #require(Self.releaseStart(Self.gains(voice: { $0 < 40 })))
+    #expect(abs(start - 10_240) <= 64)
+  }
+
+  @Test func withLessLookAheadTheDuckHoldsWhatItCannotSee() throws {
+    // 0.1 s of look-ahead (19 blocks read ahead): the rest of the hold, 0.4 s, is held.
+    var settings = Ducking()
+    settings.lookahead = 0.1
+    let start = try #require(
+      Self.releaseStart(Self.gains(settings, ahead: 19, voice: { $0 < 40 })))
+    #expect(abs(start - (10_240 + Self.hold - 19 * 256)) <= 320)
+  }
+
+  @Test func aPauseShorterThanTheHoldStaysDown() {
+    // Voice, 0.43 s of silence (80 blocks), voice: the gain holds the depth through the gap.
+    let g = Self.gains(voice: { $0 < 40 || (120..<160).contains($0) })
+    #expect(g[12_000..<30_720].allSatisfy { $0 <= Self.depth * 1.0001 })
+  }
+
+  @Test func aPauseLongerThanTheHoldComesUp() throws {
+    // Voice, 0.75 s of silence (140 blocks), voice: up at the first voice's end.
+    let g = Self.gains(voice: { $0 < 40 || (180..<220).contains($0) })
+    let start = try #require(Self.releaseStart(g))
+    #expect(abs(start - 10_240) <= 64)
+    #expect(g[30_000] > 0.99)
   }
 
   @Test func blocksTheDetectorCannotTellCarryTheDuckOn() throws {
-    // Unsure up to block 60 (frame 15,360): the hold counts from there.
-    let start = try #require(Self.releaseStart(unsure: 40..<60))
-    #expect(abs(start - (15_360 + 14_400)) <= 64)
+    // Unsure straight after the voice, to block 60 (frame 15,360): the duck lasts to there.
+    let g = Self.gains(voice: { $0 < 40 }, unsure: { (40..<60).contains($0) })
+    let start = try #require(Self.releaseStart(g))
+    #expect(abs(start - 15_360) <= 64)
   }
 
   @Test func butForAtMostOneMoreHold() throws {
-    // Unsure for ever: carried to one hold past the voice (the last block ending by 24,640 is
-    // at 24,576), then held and let go.
-    let start = try #require(Self.releaseStart(unsure: 40..<400))
-    #expect(abs(start - (24_576 + 14_400)) <= 64)
+    // Unsure for ever: carried to one hold past the voice (the last block ending by 34,240 is
+    // at 34,048), then let go.
+    let g = Self.gains(voice: { $0 < 40 }, unsure: { $0 >= 40 })
+    let start = try #require(Self.releaseStart(g))
+    #expect(abs(start - 34_048) <= 64)
+  }
+
+  @Test func doubtThatDoesNotFollowTheVoiceCarriesNothing() throws {
+    // Unsure blocks 0.2 s after the voice (the app's music coming back): they do not hold it.
+    let g = Self.gains(voice: { $0 < 40 }, unsure: { (80..<90).contains($0) })
+    let start = try #require(Self.releaseStart(g))
+    #expect(abs(start - 10_240) <= 64)
   }
 
   @Test func doubtAloneStartsNoDuck() {
-    var ducker = Ducker(Ducking(), rate: 48_000)
-    var block = [Float](repeating: 1, count: 2 * 256)
-    for b in 0..<100 {
-      ducker.note(voice: false, uncertain: true, start: 256 * b, frames: 256)
-      block.withUnsafeMutableBufferPointer {
-        ducker.apply($0.baseAddress!, at: 256 * b, frames: 256)
-      }
-      #expect(block.allSatisfy { $0 == 1 })
-    }
+    let g = Self.gains(blocks: 100, voice: { _ in false }, unsure: { _ in true })
+    #expect(g.allSatisfy { $0 == 1 })
+  }
+
+  @Test func aLoneVoiceBlockStartsNoDuckButCarriesAnOpenOne() throws {
+    // Every fourth block a voice: never three of four, no duck.
+    #expect(Self.gains(blocks: 100, voice: { $0 % 4 == 0 }).allSatisfy { $0 == 1 })
+    // After a sentence, one voice block 0.2 s on (block 77): the duck lasts to its end.
+    let g = Self.gains(voice: { $0 < 40 || $0 == 77 })
+    let start = try #require(Self.releaseStart(g))
+    #expect(abs(start - 78 * 256) <= 64)
+  }
+
+  @Test func twoVoiceBlocksAmongDoubtStartOne() {
+    // Voice and doubt in turn (a talker over loud music): a duck from the first voice block.
+    let g = Self.gains(
+      blocks: 100, voice: { $0 >= 20 && $0 % 2 == 0 }, unsure: { $0 >= 20 && $0 % 2 == 1 })
+    #expect(g[7_000] <= Self.depth * 1.0001)
+  }
+
+  @Test func thePipelineHoldsTheLookAhead() {
+    var c = ClockedCapturePipeline.Configuration()
+    #expect(c.timingLatency == c.latency)
+    c.ducking = Ducking()
+    #expect(c.timingLatency == .adaptive(minimum: 0.53, maximum: 1.0))
+    c.latency = .fixed(seconds: 0.2)
+    #expect(c.timingLatency == .fixed(seconds: 0.53))
+    c.latency = .fixed(seconds: 0.8)
+    #expect(c.timingLatency == .fixed(seconds: 0.8))
+    c.ducking?.lookahead = 0
+    #expect(c.timingLatency == .fixed(seconds: 0.8))
   }
 }

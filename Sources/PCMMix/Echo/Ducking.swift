@@ -3,22 +3,32 @@
 /// `echoCancellation` off the canceller still runs for the detector, without touching the mic),
 /// so the app's own echo never ducks the app. The detector runs ahead of the output by up to
 /// ``lookahead`` (as far as both sources have delivered): the duck starts before the first
-/// syllable. The gain moves in dB along ramps, never steps: down over ``attack``, held
-/// ``hold`` after the voice, up over ``release``. Where the app's echo is loud enough to hide
-/// the talker from the detector, the duck holds on through it, for at most one more ``hold``:
-/// the app does not come back up between two of the talker's words.
+/// syllable, and a pause is known for what it is before the output reaches it. The gain moves
+/// in dB along ramps, never steps: down over ``attack``; through a pause shorter than ``hold``
+/// it stays down (the gaps between words do not pump); after the last word it comes up over
+/// ``release`` as soon as the look-ahead shows no voice within ``hold`` (at once when
+/// ``lookahead`` ≥ ``hold``; with less, ``hold`` − ``lookahead`` after the voice). Where the
+/// app's echo is loud enough to hide the talker from the detector, a span of voice carries on
+/// through the blocks it cannot tell that follow it directly, for at most one more ``hold``.
+///
+/// In ``ClockedCapturePipeline`` the look-ahead is audio the timeline holds already: with
+/// ducking on, the pipeline's latency is at least ``lookahead`` and 30 ms (0.53 s by default;
+/// ``ClockedCapturePipeline/Configuration/latency`` is raised to it). `pcm-mix mix` reads its
+/// files that far ahead.
 public struct Ducking: Equatable, Sendable {
   /// How far the app goes down while the talker speaks (dB, default 10).
   public var depthDB = 10.0
   /// The ramp down (seconds, default 0.04).
   public var attack = 0.04
-  /// How long the duck holds after the voice stops (seconds, default 0.3): the gaps between
-  /// words do not pump.
-  public var hold = 0.3
-  /// The ramp back up (seconds, default 0.5).
-  public var release = 0.5
-  /// How far ahead of the output the voice is looked for (seconds, default 0.06).
-  public var lookahead = 0.06
+  /// The longest pause in the voice the duck stays down through (seconds, default 0.5): the
+  /// gaps between words do not pump.
+  public var hold = 0.5
+  /// The ramp back up (seconds, default 0.25).
+  public var release = 0.25
+  /// How far ahead of the output the voice is looked for (seconds, default 0.5): the duck
+  /// starts ``attack`` and 20 ms before the voice, and lets go at the end of a sentence once
+  /// this shows no voice within ``hold``.
+  public var lookahead = 0.5
 
   /// The defaults.
   public init() {}
@@ -44,7 +54,11 @@ package struct Ducker {
   let attackStep: Double
   let releaseStep: Double
   let holdFrames: Int
+  let unsureFrames: Int
   let lookahead: Int
+  /// How far ahead of a voice the duck starts down: ``Ducking/attack`` and 20 ms, within the
+  /// look-ahead.
+  let lead: Int
   /// Spans of voice (timeline frames), oldest first, in a ring.
   var spans: [(start: Int, end: Int)]
   var first = 0
@@ -56,16 +70,29 @@ package struct Ducker {
   var recentVoice: [Bool]
   var recentStart: [Int]
   var recentAt = 0
+  /// Whether each of the last ``window`` blocks was one the detector could not tell.
+  var recentUnsure: [Bool]
   /// The end of the last span a voice was read in (not merely held through).
   var confirmedEnd = Int.min / 2
+  /// The end of the last block noted: how far the detector has read.
+  var seen = Int.min / 2
 
   static let capacity = 64
   /// A voice is taken as one when at least ``confirming`` of the last ``window`` blocks hold
-  /// it; the span then starts at the first of them. A lone block that reads as a voice (what a
-  /// residual echo leaves now and then) ducks nothing; a syllable, many blocks long, does, and
-  /// from its first block on, inside the look-ahead.
+  /// it, or two do and the detector could not tell the others (a talker over loud music reads
+  /// as voice and doubt in turn); the span then starts at the first of them. A lone block that
+  /// reads as a voice (what a residual echo leaves now and then) ducks nothing; a syllable,
+  /// many blocks long, does, and from its first block on, inside the look-ahead. Once a span
+  /// is open, a lone voice block within ``Ducking/hold`` of its end carries it on: it takes
+  /// less to go on than to start (a sentence's last syllable, short and soft, was read in two
+  /// blocks on four loudspeaker scenes, and the app came back up under it).
   static let confirming = 3
   static let window = 4
+  /// How close (seconds) after a span's end a block the detector cannot tell must begin to
+  /// carry it on. At one hold, as the carry once was, lone such blocks 0.25–0.4 s after a
+  /// sentence (the app's music coming back) held the duck that much longer on every music
+  /// 120 ms scene.
+  static let unsureReach = 0.02
 
   package init(_ settings: Ducking, rate: Int) {
     depth = settings.depthDB
@@ -73,9 +100,12 @@ package struct Ducker {
     releaseStep = settings.depthDB / max(1, settings.release * Double(rate))
     holdFrames = Int(settings.hold * Double(rate))
     lookahead = Int(settings.lookahead * Double(rate))
+    lead = min(lookahead, Int((settings.attack + 0.02) * Double(rate)))
+    unsureFrames = Int(Self.unsureReach * Double(rate))
     spans = Array(repeating: (0, 0), count: Self.capacity)
     recentVoice = Array(repeating: false, count: Self.window)
     recentStart = Array(repeating: 0, count: Self.window)
+    recentUnsure = Array(repeating: false, count: Self.window)
   }
 
   /// Frames the detector should run ahead of the output.
@@ -85,30 +115,44 @@ package struct Ducker {
   /// cannot tell (`uncertain`: the app's echo could hide a voice there); blocks come in
   /// timeline order.
   package mutating func note(voice: Bool, uncertain: Bool = false, start: Int, frames: Int) {
+    let end = start + frames
+    seen = max(seen, end)
+    let last = (first + count - 1) % Self.capacity
     // A block the detector cannot tell (a loud echo over the talker) carries the last span on
-    // while the duck still holds, up to one hold past the last block a voice was read in.
-    if !voice && uncertain && count > 0 {
-      let last = (first + count - 1) % Self.capacity
-      let end = start + frames
-      if spans[last].end + holdFrames > start && confirmedEnd >= end - holdFrames {
-        spans[last].end = max(spans[last].end, end)
-      }
+    // when it follows it directly, up to one hold past the last block a voice was read in.
+    if !voice && uncertain && count > 0 && spans[last].end + unsureFrames > start
+      && confirmedEnd >= end - holdFrames
+    {
+      spans[last].end = max(spans[last].end, end)
     }
     let w = recentVoice.count
     recentVoice[recentAt] = voice
+    recentUnsure[recentAt] = uncertain
     recentStart[recentAt] = start
     recentAt = (recentAt + 1) % w
     guard voice else { return }
     // Confirmed by enough of the recent blocks; the span from the oldest of them that held it.
     var held = 0
+    var unsure = 0
     var from = start
-    for i in 0..<w where recentVoice[(recentAt + i) % w] {
-      if held == 0 { from = recentStart[(recentAt + i) % w] }
-      held += 1
+    for i in 0..<w {
+      let j = (recentAt + i) % w
+      if recentVoice[j] {
+        if held == 0 { from = recentStart[j] }
+        held += 1
+      } else if recentUnsure[j] {
+        unsure += 1
+      }
     }
-    guard held >= Self.confirming else { return }
-    record(from: from, to: start + frames)
-    confirmedEnd = start + frames
+    if held >= Self.confirming || (held >= 2 && held + unsure == w) {
+      record(from: from, to: end)
+    } else if count > 0 && spans[last].end + holdFrames > start {
+      // A lone voice block carries an open span on.
+      spans[last].end = max(spans[last].end, end)
+    } else {
+      return
+    }
+    confirmedEnd = end
   }
 
   /// Adds (or extends the last) span of voice.
@@ -128,12 +172,21 @@ package struct Ducker {
     count += 1
   }
 
-  /// Whether the duck should be down at timeline frame `k`: a voice within the look-ahead, or
-  /// one that ended less than the hold ago.
+  /// Whether the duck should be down at timeline frame `k`: in a voice (from ``lead`` before
+  /// it), or in a pause after one that another voice ends within the hold, or that the
+  /// detector has not yet read a hold's length of (it may still be a gap between words).
   func wanted(at k: Int) -> Bool {
     for i in 0..<count {
       let s = spans[(first + i) % Self.capacity]
-      if s.start <= k + lookahead && s.end + holdFrames > k { return true }
+      if s.start > k + lead { break }
+      if k < s.end { return true }
+      guard k < s.end + holdFrames else { continue }
+      if i + 1 < count {
+        let next = spans[(first + i + 1) % Self.capacity].start
+        if k < next && next < s.end + holdFrames { return true }
+      } else if seen < s.end + holdFrames {
+        return true
+      }
     }
     return false
   }

@@ -92,8 +92,23 @@ extension ClockedCapturePipeline {
     /// silence given while starting or holding). It costs a 10 ms pull about 10 µs on
     /// the benchmark machine (`pcm-mix-bench --filter echo/pipeline`) and allocates nothing.
     public var meterLoudness = false
-    /// Ducking of the app while the talker speaks (default `nil`: off); see ``Ducking``.
+    /// Ducking of the app while the talker speaks (default `nil`: off); see ``Ducking``. Its
+    /// look-ahead is audio the timeline holds: the pipeline runs at least
+    /// ``Ducking/lookahead`` and 30 ms behind the newest audio, ``latency`` notwithstanding.
     public var ducking: Ducking?
+
+    /// The latency the pipeline runs at: ``latency``, its minimum (or fixed value) raised to
+    /// ``Ducking/lookahead`` and 30 ms (two of the canceller's blocks and a pull) when
+    /// ``ducking`` is on, and its maximum with it.
+    package var timingLatency: Latency {
+      guard let look = ducking?.lookahead, look > 0 else { return latency }
+      let least = look + 0.03
+      switch latency {
+      case .fixed(let s): return .fixed(seconds: max(s, least))
+      case .adaptive(let low, let high):
+        return .adaptive(minimum: max(low, least), maximum: max(high, least))
+      }
+    }
 
     /// Creates a configuration with `resampler` (`nil`: the built-in steerable one at
     /// `balanced`) and the defaults below.

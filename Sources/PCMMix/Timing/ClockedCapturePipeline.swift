@@ -71,8 +71,11 @@ public struct ClockedCapturePipeline {
     var c = configuration
     c.resampler = configuration.resolvedResampler
     self.configuration = c
+    // Ducking looks ahead into audio the timeline holds already: the latency covers it.
+    var timing = c
+    timing.latency = c.timingLatency
     let maxLatency: Double
-    switch c.latency {
+    switch timing.latency {
     case .fixed(let s): maxLatency = s
     case .adaptive(_, let most): maxLatency = most
     }
@@ -84,7 +87,7 @@ public struct ClockedCapturePipeline {
     } catch {
       throw .format(error)
     }
-    clock = OutputClock(c)
+    clock = OutputClock(timing)
     originTime = c.origin
     scratchA = [Float](repeating: 0, count: c.pullBlockFrames * 2)
     scratchB = [Float](repeating: 0, count: c.pullBlockFrames * 2)
