@@ -12,9 +12,9 @@
 /// through the blocks it cannot tell that follow it directly, for at most one more ``hold``.
 ///
 /// In ``ClockedCapturePipeline`` the look-ahead is audio the timeline holds already: with
-/// ducking on, the pipeline's latency is at least ``lookahead`` and 30 ms (0.53 s by default;
-/// ``ClockedCapturePipeline/Configuration/latency`` is raised to it). `pcm-mix mix` reads its
-/// files that far ahead.
+/// ducking on, the pipeline runs at least ``lookahead`` and 30 ms behind the newest audio
+/// (0.53 s by default), whatever lower ``ClockedCapturePipeline/Configuration/latency`` asks
+/// for. `pcm-mix mix` reads its files that far ahead.
 public struct Ducking: Equatable, Sendable {
   /// How far the app goes down while the talker speaks (dB, default 10).
   public var depthDB = 10.0
