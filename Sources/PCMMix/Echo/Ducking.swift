@@ -117,13 +117,10 @@ package struct Ducker {
   package mutating func note(voice: Bool, uncertain: Bool = false, start: Int, frames: Int) {
     let end = start + frames
     seen = max(seen, end)
-    let last = (first + count - 1) % Self.capacity
     // A block the detector cannot tell (a loud echo over the talker) carries the last span on
     // when it follows it directly, up to one hold past the last block a voice was read in.
-    if !voice && uncertain && count > 0 && spans[last].end + unsureFrames > start
-      && confirmedEnd >= end - holdFrames
-    {
-      spans[last].end = max(spans[last].end, end)
+    if !voice && uncertain && confirmedEnd >= end - holdFrames {
+      _ = extendLast(to: end, ifEndingAfter: start - unsureFrames)
     }
     let w = recentVoice.count
     recentVoice[recentAt] = voice
@@ -146,24 +143,25 @@ package struct Ducker {
     }
     if held >= Self.confirming || (held >= 2 && held + unsure == w) {
       record(from: from, to: end)
-    } else if count > 0 && spans[last].end + holdFrames > start {
-      // A lone voice block carries an open span on.
-      spans[last].end = max(spans[last].end, end)
-    } else {
+    } else if !extendLast(to: end, ifEndingAfter: start - holdFrames) {
+      // A lone voice block only carries an open span on (one that ended within the hold).
       return
     }
     confirmedEnd = end
   }
 
+  /// Extends the last span to `end` if it ends after `bound`; returns whether it did.
+  mutating func extendLast(to end: Int, ifEndingAfter bound: Int) -> Bool {
+    guard count > 0 else { return false }
+    let last = (first + count - 1) % Self.capacity
+    guard spans[last].end > bound else { return false }
+    spans[last].end = max(spans[last].end, end)
+    return true
+  }
+
   /// Adds (or extends the last) span of voice.
   mutating func record(from start: Int, to end: Int) {
-    if count > 0 {
-      let last = (first + count - 1) % Self.capacity
-      if spans[last].end >= start {
-        spans[last].end = max(spans[last].end, end)
-        return
-      }
-    }
+    if extendLast(to: end, ifEndingAfter: start - 1) { return }
     if count == Self.capacity {
       first = (first + 1) % Self.capacity
       count -= 1
