@@ -8,7 +8,8 @@ import PCMMixTestSupport
 /// against the raw app per 20 ms frame (`DuckingMetrics`): where only the app plays, the median
 /// and the 5th percentile of its gain (all such frames, and from 0.9 s after the talker, which
 /// leaves out the ducker's own hold and release); while the talker speaks, the median; and the
-/// slowest onset to −6 dB after 300 ms of silence.
+/// slowest onset to −6 dB after 300 ms of silence. Then the same on the matrix with the app's
+/// piece started later (`EchoBench.shifts`), at full scale only.
 enum DuckingBench {
   static let section = "ducking"
 
@@ -21,19 +22,37 @@ enum DuckingBench {
       return
     }
     if options.scale < 1 { scenes = Array(scenes.prefix(2)) + scenes.suffix(1) }
+    table(
+      scenes, shift: nil, modes: modes, report: report,
+      title: "Ducking (depth 10 dB), the app stem's gain per 20 ms frame against the raw app, on"
+        + " the echo scenes; echo: cancellation on (cancelled) or off (the detector still knows"
+        + " the app). alone: frames where only the app plays (median, 5th percentile, and 5th"
+        + " percentile from 0.9 s after the talker, leaving out the ducker's hold and release);"
+        + " talk p50: median while the talker speaks; onset: the slowest onset after 300 ms of"
+        + " silence to reach -6 dB (\"-\" if one does not within 400 ms); pumps: how often the"
+        + " app came back above -6 dB while the talker was mid-sentence. Targets: p50 >= -0.5,"
+        + " p5 >= -1.5, talk p50 <= -8.5, onsets <= 100.")
+    guard options.scale >= 1 else { return }
+    for shift in EchoBench.shifts {
+      guard let shifted = try? EchoScene.matrix(assets: url, appShift: shift) else { return }
+      table(
+        shifted, shift: shift, modes: modes, report: report,
+        title: "Ducking on the same scenes with the app's piece started \(fixed(shift, 2)) s"
+          + " later (other words and notes under the talker and in the app-alone spans; the"
+          + " ducker was tuned on the first table's scenes). Columns as above; recorded as"
+          + " shifted/\(fixed(shift, 2))/<scene>/<echo>.")
+    }
+  }
+
+  /// One table: the default ducker on `scenes` in each of `modes`.
+  static func table(
+    _ scenes: [EchoScene], shift: Double?, modes: [String], report: Report, title: String
+  ) {
     let table = Table(columns: [
       ("scene", 22), ("echo", 11), ("alone p50", 9), ("p5", 6), ("p5 away", 7), ("talk p50", 8),
       ("onset ms", 8), ("pumps", 5),
     ])
-    table.start(
-      "Ducking (depth 10 dB), the app stem's gain per 20 ms frame against the raw app, on the echo"
-        + " scenes; echo: cancellation on (cancelled) or off (the detector still knows the app)."
-        + " alone: frames where only the app plays (median, 5th percentile, and 5th percentile"
-        + " from 0.9 s after the talker, leaving out the ducker's hold and release); talk p50:"
-        + " median while the talker speaks; onset: the slowest onset after 300 ms of silence to"
-        + " reach -6 dB (\"-\" if one does not within 400 ms); pumps: how often the app came back"
-        + " above -6 dB while the talker was mid-sentence. Targets: p50 >= -0.5, p5 >= -1.5,"
-        + " talk p50 <= -8.5, onsets <= 100.")
+    table.start(title)
     for scene in scenes {
       for mode in modes where report.wants(section: section, row: mode) {
         guard
@@ -54,7 +73,7 @@ enum DuckingBench {
         table.row(
           [scene.name, mode] + values.map { fixed(($0.1 * 10).rounded() / 10 + 0, 1) }
             + [onset.map { fixed($0, 0) } ?? "-", "\(m.pumps)"])
-        let name = "\(scene.name)/\(mode)"
+        let name = (shift.map { "shifted/\(fixed($0, 2))/" } ?? "") + "\(scene.name)/\(mode)"
         for (metric, value) in values { report.record(section, name, metric, value, "dB") }
         report.record(section, name, "slowest_onset", onset ?? .infinity, "ms")
         report.record(section, name, "pumps", Double(m.pumps), "count")

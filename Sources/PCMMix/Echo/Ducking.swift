@@ -3,7 +3,11 @@
 /// `echoCancellation` off the canceller still runs for the detector, without touching the mic),
 /// so the app's own echo never ducks the app. The detector runs ahead of the output by up to
 /// ``lookahead`` (as far as both sources have delivered): the duck starts before the first
-/// syllable, and a pause is known for what it is before the output reaches it. The gain moves
+/// syllable, and a pause is known for what it is before the output reaches it. A voice ducks
+/// once it reads in most blocks over 43 ms (the bursts an echo the canceller has not yet learnt
+/// leaves are shorter), and the duck then starts where that voice began, up to 0.4 s earlier
+/// within the look-ahead (a first syllable under a loud echo reads only here and there). The
+/// gain moves
 /// in dB along ramps, never steps: down over ``attack``; through a pause shorter than ``hold``
 /// it stays down (the gaps between words do not pump); after the last word it comes up over
 /// ``release`` as soon as the look-ahead shows no voice within ``hold`` (at once when
@@ -65,29 +69,53 @@ package struct Ducker {
   var count = 0
   /// The current gain (dB, 0 … −depth) and its linear value.
   package private(set) var gainDB = 0.0
-  /// The last ``window`` blocks' decisions, newest last: whether each held a voice, and where
-  /// it starts.
-  var recentVoice: [Bool]
-  var recentStart: [Int]
-  var recentAt = 0
-  /// Whether each of the last ``window`` blocks was one the detector could not tell.
-  var recentUnsure: [Bool]
+  /// The detector's last ``historyCapacity`` verdicts in a ring, newest at `historyAt - 1`:
+  /// where each block starts and what it read.
+  var history: [(start: Int, verdict: Verdict)]
+  var historyAt = 0
+  var historyCount = 0
   /// The end of the last span a voice was read in (not merely held through).
   var confirmedEnd = Int.min / 2
   /// The end of the last block noted: how far the detector has read.
   var seen = Int.min / 2
+  /// How far back (frames) a new span may start before the blocks that confirmed it, and the
+  /// longest run of quiet blocks it may reach across (``reachBack``, ``quietGap``).
+  let reachFrames: Int
+  let gapFrames: Int
+
+  /// What the detector read in a block.
+  enum Verdict: UInt8 {
+    /// No voice.
+    case quiet
+    /// A voice.
+    case voice
+    /// It could not tell: the app's echo could hide a voice there.
+    case unsure
+  }
 
   static let capacity = 64
+  /// Verdicts kept: enough for ``reachBack`` in blocks of 256 frames at 48 kHz and more.
+  static let historyCapacity = 128
   /// A voice is taken as one when at least ``confirming`` of the last ``window`` blocks hold
-  /// it, or two do and the detector could not tell the others (a talker over loud music reads
-  /// as voice and doubt in turn); the span then starts at the first of them. A lone block that
-  /// reads as a voice (what a residual echo leaves now and then) ducks nothing; a syllable,
-  /// many blocks long, does, and from its first block on, inside the look-ahead. Once a span
-  /// is open, a lone voice block within ``Ducking/hold`` of its end carries it on: it takes
-  /// less to go on than to start (a sentence's last syllable, short and soft, was read in two
-  /// blocks on four loudspeaker scenes, and the app came back up under it).
-  static let confirming = 3
-  static let window = 4
+  /// it, or, where the app's echo is loud (a talker over loud music reads as voice and doubt
+  /// in turn), at least ``sustaining`` of the last ``longWindow`` do and none of those reads
+  /// quiet. Bursts of two to four voice blocks among doubt are what an echo the canceller has
+  /// not yet learnt leaves (a new note, the phone moved): with the app's piece started 2.15,
+  /// 4.3 and 6.45 s later, such bursts ducked the app for 0.2–0.4 s with no one speaking
+  /// when three of four blocks, or two and two in doubt, confirmed a voice. A syllable is many
+  /// blocks of voice.
+  static let confirming = 5
+  static let window = 8
+  static let sustaining = 7
+  static let longWindow = 16
+  /// A new span starts at the first voice block of the run of voice and doubt that leads up
+  /// to the blocks that confirmed it, up to this far back (seconds, within the look-ahead):
+  /// a first syllable under the app's echo often reads only here and there as a voice, and
+  /// the voice is confirmed on the syllables after it.
+  static let reachBack = 0.4
+  /// The longest run of quiet blocks (seconds) that run may cross: the gap between a first
+  /// syllable and the next (26 blocks of 256 frames at 48 kHz).
+  static let quietGap = 0.14
   /// How close (seconds) after a span's end a block the detector cannot tell must begin to
   /// carry it on. At one hold, as the carry once was, lone such blocks 0.25–0.4 s after a
   /// sentence (the app's music coming back) held the duck that much longer on every music
@@ -102,14 +130,19 @@ package struct Ducker {
     lookahead = Int(settings.lookahead * Double(rate))
     lead = min(lookahead, Int((settings.attack + 0.02) * Double(rate)))
     unsureFrames = Int(Self.unsureReach * Double(rate))
+    reachFrames = min(lookahead, Int(Self.reachBack * Double(rate)))
+    gapFrames = Int(Self.quietGap * Double(rate))
     spans = Array(repeating: (0, 0), count: Self.capacity)
-    recentVoice = Array(repeating: false, count: Self.window)
-    recentStart = Array(repeating: 0, count: Self.window)
-    recentUnsure = Array(repeating: false, count: Self.window)
+    history = Array(repeating: (0, .quiet), count: Self.historyCapacity)
   }
 
   /// Frames the detector should run ahead of the output.
   package var lookaheadFrames: Int { lookahead }
+
+  /// The verdict `back` blocks before the newest (0: the newest).
+  func verdict(_ back: Int) -> (start: Int, verdict: Verdict) {
+    history[(historyAt - 1 - back + 2 * Self.historyCapacity) % Self.historyCapacity]
+  }
 
   /// The block at `start ..< start + frames` holds a voice (`voice`) or not, or the detector
   /// cannot tell (`uncertain`: the app's echo could hide a voice there); blocks come in
@@ -122,32 +155,67 @@ package struct Ducker {
     if !voice && uncertain && confirmedEnd >= end - holdFrames {
       _ = extendLast(to: end, ifEndingAfter: start - unsureFrames)
     }
-    let w = recentVoice.count
-    recentVoice[recentAt] = voice
-    recentUnsure[recentAt] = uncertain
-    recentStart[recentAt] = start
-    recentAt = (recentAt + 1) % w
+    history[historyAt] = (start, voice ? .voice : uncertain ? .unsure : .quiet)
+    historyAt = (historyAt + 1) % Self.historyCapacity
+    historyCount = min(historyCount + 1, Self.historyCapacity)
     guard voice else { return }
-    // Confirmed by enough of the recent blocks; the span from the oldest of them that held it.
-    var held = 0
-    var unsure = 0
-    var from = start
-    for i in 0..<w {
-      let j = (recentAt + i) % w
-      if recentVoice[j] {
-        if held == 0 { from = recentStart[j] }
-        held += 1
-      } else if recentUnsure[j] {
-        unsure += 1
-      }
-    }
-    if held >= Self.confirming || (held >= 2 && held + unsure == w) {
-      record(from: from, to: end)
+    if let from = confirmed() {
+      // A new span (not one that goes on within the hold) from where its run began.
+      let fresh = count == 0 || spans[(first + count - 1) % Self.capacity].end <= from - holdFrames
+      record(from: fresh ? runStart(before: from) : from, to: end)
     } else if !extendLast(to: end, ifEndingAfter: start - holdFrames) {
-      // A lone voice block only carries an open span on (one that ended within the hold).
+      // A voice block not confirmed only carries an open span on (one that ended within the
+      // hold): it takes less to go on than to start (a sentence's last syllable, short and
+      // soft, was read in two blocks on four loudspeaker scenes, and the app came back up
+      // under it).
       return
     }
     confirmedEnd = end
+  }
+
+  /// Where the voice the newest blocks confirm starts (the oldest voice block of the window
+  /// that confirms it), or nil if they do not.
+  func confirmed() -> Int? {
+    for (size, needed, quietAllowed) in [
+      (Self.window, Self.confirming, true), (Self.longWindow, Self.sustaining, false),
+    ] where historyCount >= size {
+      var held = 0
+      var from = 0
+      var quiet = false
+      for i in 0..<size {
+        let v = verdict(i)
+        if v.verdict == .voice {
+          held += 1
+          from = v.start
+        } else if v.verdict == .quiet {
+          quiet = true
+        }
+      }
+      if held >= needed && (quietAllowed || !quiet) { return from }
+    }
+    return nil
+  }
+
+  /// The first voice block of the run of voice and doubt (quiet gaps up to ``quietGap``)
+  /// that leads up to `from`, no further back than ``reachBack``.
+  func runStart(before from: Int) -> Int {
+    var earliest = from
+    var heard = from
+    for i in 0..<historyCount {
+      let v = verdict(i)
+      guard v.start < from else { continue }
+      if v.start < from - reachFrames { break }
+      switch v.verdict {
+      case .quiet:
+        if heard - v.start > gapFrames { return earliest }
+      case .voice:
+        earliest = v.start
+        heard = v.start
+      case .unsure:
+        heard = v.start
+      }
+    }
+    return earliest
   }
 
   /// Extends the last span to `end` if it ends after `bound`; returns whether it did.

@@ -135,9 +135,13 @@ package struct EchoCanceller {
   /// Whether the detector cannot tell the last output block: the app plays, no voice was
   /// read, yet the error outweighs what the residual echo explains, or the residual echo the
   /// suppressor expects would hide a voice at the level it was last read at. The ducker holds
-  /// a duck through such blocks instead of letting go (for at most its hold).
+  /// a duck through such blocks instead of letting go (for at most its hold). Never while the
+  /// canceller is bypassed (no echo found: nothing to hide a voice): with headphones, such
+  /// blocks after the talker's last word held the duck 40 ms longer, and the app's 5th
+  /// percentile where it plays alone fell to −1.66 dB on the speech headphones scene with the
+  /// app's piece started 6.45 s later (−0.74 without).
   package var nearEndUncertain: Bool {
-    suppressor.voiceUncertain && echoSettled
+    suppressor.voiceUncertain && echoSettled && !bypassed
   }
   var settledBlocks = 0
   /// The blocks of the echo alone explained after which the detector's verdicts hold (see
