@@ -65,8 +65,11 @@ public struct EchoScene: Sendable {
 
   /// Every scene of the matrix: speech and music, 30 and 120 ms output latency, RT60 0.2 and
   /// 0.5 s, with and without the loudspeaker's clipping; then headphones with each content.
-  /// `appShift`: see ``init(content:outputLatency:room:nonlinear:headphones:appShift:assets:)``.
-  public static func matrix(assets: URL, appShift: Double = 0) throws -> [EchoScene] {
+  /// `appShift` and `talkerDB`: see
+  /// ``init(content:outputLatency:room:nonlinear:headphones:appShift:talkerDB:assets:)``.
+  public static func matrix(
+    assets: URL, appShift: Double = 0, talkerDB: Double = 0
+  ) throws -> [EchoScene] {
     var scenes: [EchoScene] = []
     for content in [Content.speech, .music] {
       for latency in [0.030, 0.120] {
@@ -75,7 +78,7 @@ public struct EchoScene: Sendable {
             scenes.append(
               try EchoScene(
                 content: content, outputLatency: latency, room: room, nonlinear: nonlinear,
-                appShift: appShift, assets: assets))
+                appShift: appShift, talkerDB: talkerDB, assets: assets))
           }
         }
       }
@@ -84,7 +87,7 @@ public struct EchoScene: Sendable {
       scenes.append(
         try EchoScene(
           content: content, outputLatency: 0.03, room: "rt02", nonlinear: false,
-          headphones: true, appShift: appShift, assets: assets))
+          headphones: true, appShift: appShift, talkerDB: talkerDB, assets: assets))
     }
     return scenes
   }
@@ -95,9 +98,13 @@ public struct EchoScene: Sendable {
   /// its end (before its quiet 17–19 s), so that other words and notes meet the canceller's
   /// first seconds, the talker and the path change. The figures the canceller was tuned on are
   /// those of 0.
+  ///
+  /// `talkerDB` sets the talker's level against the echo's over the double-talk spans (with
+  /// headphones, against the level the speech scenes give it): 0 is the matrix's, −6 a talker
+  /// half as loud as the app's echo.
   public init(
     content: Content, outputLatency: Double, room: String, nonlinear: Bool,
-    headphones: Bool = false, appShift: Double = 0, assets: URL
+    headphones: Bool = false, appShift: Double = 0, talkerDB: Double = 0, assets: URL
   ) throws {
     self.content = content
     self.outputLatency = outputLatency
@@ -157,7 +164,7 @@ public struct EchoScene: Sendable {
     Self.gate(&voice, keep: [6...9, 14...19])
     let talkLevel = Self.rms(voice, Self.doubleTalk)
     let echoLevel = headphones ? 0.05 : Self.rms(echo, Self.doubleTalk)
-    let g = Float(echoLevel / max(talkLevel, 1e-9))
+    let g = Float(echoLevel / max(talkLevel, 1e-9) * pow(10, talkerDB / 20))
     talker = voice.map { $0 * g }
     var rng = SplitMix64(seed: 0xEC40)
     noise = rng.noise(n).map { $0 * 0.001 * Float(3.0.squareRoot()) }

@@ -9,7 +9,8 @@ import PCMMixTestSupport
 /// and the 5th percentile of its gain (all such frames, and from 0.9 s after the talker, which
 /// leaves out the ducker's own hold and release); while the talker speaks, the median; and the
 /// slowest onset to −6 dB after 300 ms of silence. Then the same on the matrix with the app's
-/// piece started later (`EchoBench.shifts`), at full scale only.
+/// piece started later (`EchoBench.shifts`), and with the talker 6 dB under the echo, at full
+/// scale only.
 enum DuckingBench {
   static let section = "ducking"
 
@@ -23,7 +24,7 @@ enum DuckingBench {
     }
     if options.scale < 1 { scenes = Array(scenes.prefix(2)) + scenes.suffix(1) }
     table(
-      scenes, shift: nil, modes: modes, report: report,
+      scenes, prefix: "", modes: modes, report: report,
       title: "Ducking (depth 10 dB), the app stem's gain per 20 ms frame against the raw app, on"
         + " the echo scenes; echo: cancellation on (cancelled) or off (the detector still knows"
         + " the app). alone: frames where only the app plays (median, 5th percentile, and 5th"
@@ -36,17 +37,24 @@ enum DuckingBench {
     for shift in EchoBench.shifts {
       guard let shifted = try? EchoScene.matrix(assets: url, appShift: shift) else { return }
       table(
-        shifted, shift: shift, modes: modes, report: report,
+        shifted, prefix: "shifted/\(fixed(shift, 2))/", modes: modes, report: report,
         title: "Ducking on the same scenes with the app's piece started \(fixed(shift, 2)) s"
           + " later (other words and notes under the talker and in the app-alone spans; the"
           + " ducker was tuned on the first table's scenes). Columns as above; recorded as"
           + " shifted/\(fixed(shift, 2))/<scene>/<echo>.")
     }
+    guard let quiet = try? EchoScene.matrix(assets: url, talkerDB: -6) else { return }
+    table(
+      quiet, prefix: "quiet-talker/", modes: modes, report: report,
+      title: "Ducking on the same scenes with the talker 6 dB under the app's echo (half as loud;"
+        + " the first table's talker is at the echo's level). Columns as above; recorded as"
+        + " quiet-talker/<scene>/<echo>.")
   }
 
-  /// One table: the default ducker on `scenes` in each of `modes`.
+  /// One table: the default ducker on `scenes` in each of `modes`, recorded as
+  /// `<prefix><scene>/<mode>`.
   static func table(
-    _ scenes: [EchoScene], shift: Double?, modes: [String], report: Report, title: String
+    _ scenes: [EchoScene], prefix: String, modes: [String], report: Report, title: String
   ) {
     let table = Table(columns: [
       ("scene", 22), ("echo", 11), ("alone p50", 9), ("p5", 6), ("p5 away", 7), ("talk p50", 8),
@@ -73,7 +81,7 @@ enum DuckingBench {
         table.row(
           [scene.name, mode] + values.map { fixed(($0.1 * 10).rounded() / 10 + 0, 1) }
             + [onset.map { fixed($0, 0) } ?? "-", "\(m.pumps)"])
-        let name = (shift.map { "shifted/\(fixed($0, 2))/" } ?? "") + "\(scene.name)/\(mode)"
+        let name = prefix + "\(scene.name)/\(mode)"
         for (metric, value) in values { report.record(section, name, metric, value, "dB") }
         report.record(section, name, "slowest_onset", onset ?? .infinity, "ms")
         report.record(section, name, "pumps", Double(m.pumps), "count")
