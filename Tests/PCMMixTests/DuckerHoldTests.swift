@@ -83,6 +83,14 @@ import Testing
     #expect(abs(start - 15_360) <= 64)
   }
 
+  @Test func doubtAfterAShortQuietCarriesItToo() throws {
+    // A talker under the echo reads as doubt with a few quiet blocks among it: after 7 quiet
+    // blocks (37 ms, within the 50 ms a doubt may begin after the span), unsure to block 60.
+    let g = Self.gains(voice: { $0 < 40 }, unsure: { (47..<60).contains($0) })
+    let start = try #require(Self.releaseStart(g))
+    #expect(abs(start - 15_360) <= 64)
+  }
+
   @Test func butForAtMostOneMoreHold() throws {
     // Unsure for ever: carried to one hold past the voice (the last block ending by 34,240 is
     // at 34,048), then let go.
