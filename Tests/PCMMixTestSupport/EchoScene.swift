@@ -580,16 +580,18 @@ extension EchoScene {
   /// ``SimulatedSource`` (`app` and `mic` give the formats, clocks, buffering and stamps; their
   /// content is set here to the scene's app and mic, on host time from 0 to the scene's end),
   /// each buffer appended to a ``ClockedCapturePipeline`` when it is delivered and the output
-  /// pulled every 10 ms (``SceneRunner``, with `disruptions`). The stems come back on the
-  /// scene's timeline, mono (frame 0 at host time 0), beside the runner's own report.
+  /// pulled every 10 ms (``SceneRunner``, with `disruptions`), with `ducking` if given. The
+  /// stems come back on the scene's timeline, mono (frame 0 at host time 0), beside the
+  /// runner's own report.
   public func throughLiveCapture(
     _ echoCancellation: EchoCancellation?, app: SimulatedSource, mic: SimulatedSource,
-    disruptions: [Disruption] = []
+    ducking: Ducking? = nil, disruptions: [Disruption] = []
   ) throws -> (
     micStem: [Float], appStem: [Float], statistics: EchoStatistics?, run: SceneRunner.Result
   ) {
     var c = ClockedCapturePipeline.Configuration()
     c.echoCancellation = echoCancellation
+    c.ducking = ducking
     c.policy = .limit
     var (a, m) = (app, mic)
     a.waveform = Waveform(self.app, rate: Self.rate)
@@ -601,9 +603,10 @@ extension EchoScene {
     runner.pipeline.keepStems()
     var micStem = [Float](repeating: 0, count: self.mic.count)
     var appStem = micStem
-    // Half a second more than the scene, for what the pipeline holds back.
+    // Half a second more than the scene, for what the pipeline holds back (a second with
+    // ducking's look-ahead).
     let run = runner.run(
-      app: a, mic: m, duration: end + 0.5, disruptions: disruptions,
+      app: a, mic: m, duration: end + (ducking == nil ? 0.5 : 1), disruptions: disruptions,
       afterPull: { Self.takeStems(&$0, app: &appStem, mic: &micStem) })
     return (micStem, appStem, runner.pipeline.echoStatistics, run)
   }

@@ -140,9 +140,21 @@ package struct EchoCanceller {
   /// blocks after the talker's last word held the duck 40 ms longer, and the app's 5th
   /// percentile where it plays alone fell to −1.66 dB on the speech headphones scene with the
   /// app's piece started 6.45 s later (−0.74 without).
+  ///
+  /// Nor for ``resumeBlocks`` after the app begins to play again after a pause of at least
+  /// ``pauseBlocks``: the echo's return is what the detector doubts there, not a voice it
+  /// hides. In a live capture (ReplayKit's formats and clocks) the talker's last word ended as
+  /// the app came back (19.0 s); doubt 40 ms after it held the duck on 60 ms longer, and the
+  /// app's 5th percentile where it plays alone fell to −2.3 dB (`EchoLiveCaptureTests`).
   package var nearEndUncertain: Bool {
-    suppressor.voiceUncertain && echoSettled && !bypassed
+    suppressor.voiceUncertain && echoSettled && !bypassed && blockIndex - farResumed > resumeBlocks
   }
+  /// The block the app last began to play in after a pause of ``pauseBlocks`` or more.
+  var farResumed = Int.min / 2
+  /// 0.3 s and 0.15 s in blocks (the longest output latency the scenes have, 120 ms, and
+  /// some of the room's tail).
+  var pauseBlocks: Int { Int(0.3 * Double(rate)) / hop }
+  var resumeBlocks: Int { Int(0.15 * Double(rate)) / hop }
   var settledBlocks = 0
   /// The blocks of the echo alone explained after which the detector's verdicts hold (see
   /// ``echoSettled``). At 5, on speech 30 ms RT60 0.5 s with a clipping loudspeaker, the
@@ -300,7 +312,10 @@ package struct EchoCanceller {
         farActive: farActive, tail: &tail, output: output, bypass: bypassed,
         statistics: &statistics)
       detectPathChange()
-      if farActive { lastFarBlock = blockIndex }
+      if farActive {
+        if blockIndex - lastFarBlock > pauseBlocks { farResumed = blockIndex }
+        lastFarBlock = blockIndex
+      }
       if !echoSettled {
         if suppressor.echoAlone { settledBlocks += 1 }
         echoSettled =
