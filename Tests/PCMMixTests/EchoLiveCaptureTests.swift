@@ -13,16 +13,26 @@ import Testing
 @Suite struct EchoLiveCaptureTests {
   static func fixed(_ x: Double) -> String { String(format: "%.1f", x) }
 
-  /// App and mic clocks off by these ppm (the app's audio and the mic's, on a phone, need not
-  /// share a clock; 300 ppm is the most the timing scenes assume).
-  @Test(arguments: [(150.0, -100.0), (-300.0, 300.0)])
-  func twoClocksDoNotMoveTheEchoPath(app appPPM: Double, mic micPPM: Double) throws {
+  /// The speech scene (30 ms late, RT60 0.2 s) captured as ReplayKit delivers it, the app's
+  /// and the mic's clocks `app` and `mic` ppm off, cancelled, with `ducking` if given.
+  static func capture(app appPPM: Double, mic micPPM: Double, ducking: Ducking? = nil) throws
+    -> (EchoScene, (micStem: [Float], appStem: [Float], statistics: EchoStatistics?))
+  {
     let scene = try EchoCancellationTests.scene(.speech, 0.03, "rt02")
     var app = SimulatedSource.replayKitApp(markers: [])
     var mic = SimulatedSource.replayKitMic(markers: [])
     app.clockPPM = appPPM
     mic.clockPPM = micPPM
-    let live = try scene.throughLiveCapture(EchoCancellation(), app: app, mic: mic)
+    let live = try scene.throughLiveCapture(
+      EchoCancellation(), app: app, mic: mic, ducking: ducking)
+    return (scene, (live.micStem, live.appStem, live.statistics))
+  }
+
+  /// App and mic clocks off by these ppm (the app's audio and the mic's, on a phone, need not
+  /// share a clock; 300 ppm is the most the timing scenes assume).
+  @Test(arguments: [(150.0, -100.0), (-300.0, 300.0)])
+  func twoClocksDoNotMoveTheEchoPath(app appPPM: Double, mic micPPM: Double) throws {
+    let (scene, live) = try Self.capture(app: appPPM, mic: micPPM)
     let m = EchoSceneMetrics(scene: scene, output: live.micStem)
     // With the drift loop fixed at 2 s from the start, 150/−100 ppm read ERLE 18.2/18.6 dB and
     // double talk 14.2; −300/300 ppm 14.9/19.2 and 7.8, never converging. Acquiring the clocks
@@ -63,13 +73,7 @@ import Testing
   /// (−0.7 and −1.0 now).
   @Test(arguments: [(150.0, -100.0), (-300.0, 300.0)])
   func twoClocksDuckTheAppUnderTheTalkerOnly(app appPPM: Double, mic micPPM: Double) throws {
-    let scene = try EchoCancellationTests.scene(.speech, 0.03, "rt02")
-    var app = SimulatedSource.replayKitApp(markers: [])
-    var mic = SimulatedSource.replayKitMic(markers: [])
-    app.clockPPM = appPPM
-    mic.clockPPM = micPPM
-    let live = try scene.throughLiveCapture(
-      EchoCancellation(), app: app, mic: mic, ducking: Ducking())
+    let (scene, live) = try Self.capture(app: appPPM, mic: micPPM, ducking: Ducking())
     let m = DuckingMetrics(scene: scene, appStem: live.appStem)
     let q = DuckingMetrics.quantile
     print(
