@@ -41,6 +41,12 @@ import Testing
     return out
   }
 
+  /// Where the gain rises from the depth after a sentence (voice in the first 40 blocks, to
+  /// frame 10,240) followed by `unsure` blocks.
+  static func releaseAfterASentence(unsure: (Int) -> Bool) throws -> Int {
+    try #require(releaseStart(gains(voice: { $0 < 40 }, unsure: unsure)))
+  }
+
   /// The first frame at which the gain rises from the depth.
   static func releaseStart(_ g: [Float]) -> Int? {
     guard let down = g.firstIndex(where: { $0 <= depth * 1.0001 }) else { return nil }
@@ -78,31 +84,27 @@ import Testing
 
   @Test func blocksTheDetectorCannotTellCarryTheDuckOn() throws {
     // Unsure straight after the voice, to block 60 (frame 15,360): the duck lasts to there.
-    let g = Self.gains(voice: { $0 < 40 }, unsure: { (40..<60).contains($0) })
-    let start = try #require(Self.releaseStart(g))
+    let start = try Self.releaseAfterASentence(unsure: { (40..<60).contains($0) })
     #expect(abs(start - 15_360) <= 64)
   }
 
   @Test func doubtAfterAShortQuietCarriesItToo() throws {
     // A talker under the echo reads as doubt with a few quiet blocks among it: after 7 quiet
     // blocks (37 ms, within the 50 ms a doubt may begin after the span), unsure to block 60.
-    let g = Self.gains(voice: { $0 < 40 }, unsure: { (47..<60).contains($0) })
-    let start = try #require(Self.releaseStart(g))
+    let start = try Self.releaseAfterASentence(unsure: { (47..<60).contains($0) })
     #expect(abs(start - 15_360) <= 64)
   }
 
   @Test func butForAtMostOneMoreHold() throws {
     // Unsure for ever: carried to one hold past the voice (the last block ending by 34,240 is
     // at 34,048), then let go.
-    let g = Self.gains(voice: { $0 < 40 }, unsure: { $0 >= 40 })
-    let start = try #require(Self.releaseStart(g))
+    let start = try Self.releaseAfterASentence(unsure: { $0 >= 40 })
     #expect(abs(start - 34_048) <= 64)
   }
 
   @Test func doubtThatDoesNotFollowTheVoiceCarriesNothing() throws {
     // Unsure blocks 0.2 s after the voice (the app's music coming back): they do not hold it.
-    let g = Self.gains(voice: { $0 < 40 }, unsure: { (80..<90).contains($0) })
-    let start = try #require(Self.releaseStart(g))
+    let start = try Self.releaseAfterASentence(unsure: { (80..<90).contains($0) })
     #expect(abs(start - 10_240) <= 64)
   }
 

@@ -162,7 +162,7 @@ package struct Ducker {
     guard voice else { return }
     if let from = confirmed() {
       // A new span (not one that goes on within the hold) from where its run began.
-      let fresh = count == 0 || spans[(first + count - 1) % Self.capacity].end <= from - holdFrames
+      let fresh = count == 0 || spans[lastSpan].end <= from - holdFrames
       record(from: fresh ? runStart(before: from) : from, to: end)
     } else if !extendLast(to: end, ifEndingAfter: start - holdFrames) {
       // A voice block not confirmed only carries an open span on (one that ended within the
@@ -177,24 +177,26 @@ package struct Ducker {
   /// Where the voice the newest blocks confirm starts (the oldest voice block of the window
   /// that confirms it), or nil if they do not.
   func confirmed() -> Int? {
-    for (size, needed, quietAllowed) in [
-      (Self.window, Self.confirming, true), (Self.longWindow, Self.sustaining, false),
-    ] where historyCount >= size {
-      var held = 0
-      var from = 0
-      var quiet = false
-      for i in 0..<size {
-        let v = verdict(i)
-        if v.verdict == .voice {
-          held += 1
-          from = v.start
-        } else if v.verdict == .quiet {
-          quiet = true
-        }
+    voiceStart(in: Self.window, needing: Self.confirming, quietAllowed: true)
+      ?? voiceStart(in: Self.longWindow, needing: Self.sustaining, quietAllowed: false)
+  }
+
+  /// The oldest voice block of the last `size` blocks, if at least `needed` of them hold a
+  /// voice (and, unless `quietAllowed`, none of them reads quiet).
+  func voiceStart(in size: Int, needing needed: Int, quietAllowed: Bool) -> Int? {
+    guard historyCount >= size else { return nil }
+    var held = 0
+    var from = 0
+    for i in 0..<size {
+      let v = verdict(i)
+      if v.verdict == .voice {
+        held += 1
+        from = v.start
+      } else if v.verdict == .quiet && !quietAllowed {
+        return nil
       }
-      if held >= needed && (quietAllowed || !quiet) { return from }
     }
-    return nil
+    return held >= needed ? from : nil
   }
 
   /// The first voice block of the run of voice and doubt (quiet gaps up to ``quietGap``)
@@ -219,12 +221,13 @@ package struct Ducker {
     return earliest
   }
 
+  /// Where the newest span is in the ring (while `count` > 0).
+  var lastSpan: Int { (first + count - 1) % Self.capacity }
+
   /// Extends the last span to `end` if it ends after `bound`; returns whether it did.
   mutating func extendLast(to end: Int, ifEndingAfter bound: Int) -> Bool {
-    guard count > 0 else { return false }
-    let last = (first + count - 1) % Self.capacity
-    guard spans[last].end > bound else { return false }
-    spans[last].end = max(spans[last].end, end)
+    guard count > 0 && spans[lastSpan].end > bound else { return false }
+    spans[lastSpan].end = max(spans[lastSpan].end, end)
     return true
   }
 
