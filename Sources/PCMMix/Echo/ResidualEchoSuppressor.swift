@@ -91,8 +91,8 @@ struct ResidualEchoSuppressor {
   /// The smoothed mic power and its running minimum (the noise floor).
   var smoothedMic: [Float]
   var noiseFloor: [Float]
-  /// Minimum statistics: the smoothed power's minimum over each of the last eight stretches of
-  /// 36 blocks (about 0.2 s), and over the current one.
+  /// Minimum statistics for the voice detector: ``smoothedLeast``'s minimum over each of the
+  /// last eight stretches of 36 blocks (about 0.2 s), and over the current one.
   var stretchMinima: [Float]
   var voiceFloor: [Float]
   var currentMinimum: [Float]
@@ -298,11 +298,17 @@ struct ResidualEchoSuppressor {
       }
     }
     trackRoomTone(errorPower: se, mic: mic, audible: audible)
-    // For the voice detector, minimum statistics: the least smoothed power over the last
-    // 1.5 to 1.7 s, so a start from silence or a louder room is caught up with.
+    // For the voice detector, minimum statistics: the least of ``smoothedLeast`` over the last
+    // 1.5 to 1.7 s, so a start from silence or a louder room is caught up with. Of the lesser
+    // of mic and error, not of the mic: where the app plays on, its echo fills the mic's
+    // minimum (speech through RT60 0.5 s), and the floor stood so high that a talker 6 dB under
+    // the echo, after a pause of its own, failed the energy test for 0.2 s at the level of
+    // its words (`quiet-talker` on the ducking bench: the duck let go mid-sentence on 10 of 36
+    // rows, 0 now; 8 rows of speech 30 ms from 2.15 s, the same under a sentence's last
+    // fragment, 0 now). The residual echo the filter leaves is the energy test's other term.
     if tracksVoice && audible && settling == 0 {
       for k in 0..<n {
-        currentMinimum[k] = min(currentMinimum[k], max(smoothedMic[k], 1e-10))
+        currentMinimum[k] = min(currentMinimum[k], max(smoothedLeast[k], 1e-10))
         var floor = currentMinimum[k]
         for j in 0..<8 { floor = min(floor, stretchMinima[j * n + k]) }
         voiceFloor[k] = floor
@@ -363,9 +369,9 @@ struct ResidualEchoSuppressor {
       noiseSum += noiseFloor[k]
     }
     let near = seSum > 4 * residualSum + 6 * noiseSum
-    // For ducking, a stricter test on its own floor: that is a minimum (about 10 dB under the
-    // noise's mean), so a voice must stand 15 dB above it, and above four times the residual
-    // echo.
+    // For ducking, a stricter test on its own floor: that is a minimum of the lesser of mic and
+    // error (about 10 dB under the room noise's mean once the filter takes the echo out), so a
+    // voice must stand 15 dB above it, and above four times the residual echo.
     var voiceNoise: Float = 0
     if tracksVoice { for k in 0..<n { voiceNoise += voiceFloor[k] } }
     let threshold = 4 * residualSum + 30 * voiceNoise
