@@ -386,6 +386,23 @@ import Testing
     #expect(m.pumps == 0)
   }
 
+  /// Where the app plays on, its echo filled the minimum of the mic's power that the energy
+  /// test's floor was, and words the echo half hides failed the test: a talker 6 dB under the
+  /// echo after a pause of its own (speech 120 ms late, RT60 0.5 s, 15.6 s), and the first
+  /// sentence's last fragment after the app's words began under it (speech 30 ms late, from
+  /// 2.15 s in, 8.96 s). The duck let go under them; the floor now comes from the lesser of
+  /// mic and error, and it stays down.
+  @Test(arguments: [(0.12, "rt05", 0.0, -6.0), (0.03, "rt02", 2.15, 0.0)])
+  func wordsTheEchoHalfHidesKeepTheDuckDown(
+    latency: Double, room: String, shift: Double, talkerDB: Double
+  ) throws {
+    let m = try Self.ducked(
+      .speech, latency: latency, room: room, shift: shift, talkerDB: talkerDB)
+    #expect(DuckingMetrics.quantile(m.appOnly, 0.05) >= -1.5)
+    Self.expectTheTalkerDucks(m)
+    #expect(m.pumps == 0)
+  }
+
   /// `content` through a loudspeaker `latency` seconds late (clipping if `clip`) into `room`
   /// (or with `headphones`), the app's piece from `shift` seconds in, the talker `talkerDB`
   /// against the echo, cancelled, ducked at the default.
