@@ -121,7 +121,14 @@ package struct Ducker {
   /// sentence (the app's music coming back) held the duck that much longer on every music
   /// 120 ms scene. At 0.02 s, a talker 6 dB under the echo, read as doubt with quiet blocks
   /// among it for 25–45 ms, let the duck go mid-sentence on 28 of 36 rows; at 0.05 s on 16.
-  static let unsureReach = 0.05
+  /// With the detector's floor from the lesser of mic and error, 8 rows of the ducking bench's
+  /// nine tables still let it go once (speech 30 ms from 4.3 s: a sentence's last fragment,
+  /// 5–11 dB under the echo, read as doubt from 65 ms after the last voice). At 0.06 s 4 did,
+  /// at 0.07 s 2, at 0.1 s none, and no other record moved (those rows' 5th percentile where
+  /// the app plays alone −0.33 dB instead of 0.0); at 0.15 s 42 rows missed the 5th percentile
+  /// target (down to −6.6 dB: doubt after sentences carried ducks under the app's own echo).
+  /// 0.07 s stays at half the reach where that begins, at the cost of 2 rows.
+  static let unsureReach = 0.07
 
   package init(_ settings: Ducking, rate: Int) {
     depth = settings.depthDB
