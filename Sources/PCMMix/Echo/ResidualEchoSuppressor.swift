@@ -245,12 +245,9 @@ struct ResidualEchoSuppressor {
       if nearEnd {
         // In the app's pauses its echo still rings in the mic (the output latency, the room's
         // tail): the same shape test, for the ducker.
-        let (coherence, micSum, echoSum) = shapes(echo: (yr, yi), mic: (mr, mi), echoPower: sy)
-        let share = unexplainedShare(
-          mic: (mr, mi), reference: reference, direct: direct, bypass: bypass)
-        nearEnd = partsFromEcho(
-          coherence, unexplained: share, fresh: freshShare(mic: (mr, mi), bypass: bypass),
-          micSum, echoSum, noiseSum)
+        nearEnd = readsVoice(
+          mic: (mr, mi), shape: shapes(echo: (yr, yi), mic: (mr, mi), echoPower: sy),
+          noise: noiseSum, reference: reference, direct: direct, bypass: bypass)
       }
     }
     applyGains(
@@ -417,11 +414,9 @@ struct ResidualEchoSuppressor {
       voiceRate += 0.025 * ((lastShare > Self.voiceShare ? 1 : 0) - voiceRate)
     }
     if nearEnd {
-      let share = unexplainedShare(
-        mic: mic, reference: reference, direct: references.direct, bypass: bypass)
-      nearEnd = partsFromEcho(
-        coherence, unexplained: share, fresh: freshShare(mic: mic, bypass: bypass), micSum,
-        echoSum, noiseSum)
+      nearEnd = readsVoice(
+        mic: mic, shape: (coherence, micSum, echoSum), noise: noiseSum, reference: reference,
+        direct: references.direct, bypass: bypass)
     }
     if tracksVoice {
       if nearEnd { voiceLevel += 0.1 * (voiceTest.energy - voiceLevel) }
@@ -641,23 +636,28 @@ struct ResidualEchoSuppressor {
     return total > 0 ? Float(left / total) : 1
   }
 
-  /// For ducking, whether the mic (already over the energy test) holds a voice: it parts from
-  /// the echo estimate by shape, not merely by weight (an echo that the filter underestimates,
-  /// music or a long path, outweighs its estimate in the app's shape and must not read as a
-  /// voice), stands above the noise, and the app's power does not explain it (`unexplained`,
-  /// ``unexplainedShare(mic:reference:direct:bypass:)``). Two bars (see ``voiceBars``): shapes
-  /// far apart and a quarter unexplained, or shapes less far apart and most of it unexplained
-  /// while little of the mic is in a sound the app has just begun (`fresh`,
-  /// ``freshShare(mic:)``). Nothing reads as a voice while nearly all of the mic is in such a
-  /// sound.
-  func partsFromEcho(
-    _ coherence: Float, unexplained: Float, fresh: Float, _ micSum: Float, _ echoSum: Float,
-    _ noiseSum: Float
+  /// For ducking, whether the mic (already over the energy test) holds a voice: it stands
+  /// above the noise, parts from the echo estimate by shape, not merely by weight (`shape`,
+  /// ``shapes(echo:mic:echoPower:)``: an echo that the filter underestimates, music or a long
+  /// path, outweighs its estimate in the app's shape and must not read as a voice), and the
+  /// app's power does not explain it (``unexplainedShare(mic:reference:direct:bypass:)``). Two
+  /// bars (see ``voiceBars``): shapes far apart and a quarter unexplained, or shapes less far
+  /// apart and most of it unexplained while little of the mic is in a sound the app has just
+  /// begun (``freshShare(mic:of:bypass:)``). Nothing reads as a voice while nearly all of the
+  /// mic is in such a sound.
+  mutating func readsVoice(
+    mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    shape: (coherence: Float, mic: Float, echo: Float), noise noiseSum: Float,
+    reference: UnsafePointer<Float>, direct: UnsafePointer<Float>, bypass: Bool
   ) -> Bool {
     let bars = Self.voiceBars
-    guard micSum > echoSum + 16 * noiseSum, fresh <= bars.fresh else { return false }
-    return (coherence < bars.apart.coherence && unexplained > bars.apart.unexplained)
-      || (coherence < bars.unlike.coherence && unexplained > bars.unlike.unexplained
+    guard shape.mic > shape.echo + 16 * noiseSum else { return false }
+    let fresh = freshShare(mic: mic, of: shape.mic, bypass: bypass)
+    guard fresh <= bars.fresh else { return false }
+    let unexplained = unexplainedShare(
+      mic: mic, reference: reference, direct: direct, bypass: bypass)
+    return (shape.coherence < bars.apart.coherence && unexplained > bars.apart.unexplained)
+      || (shape.coherence < bars.unlike.coherence && unexplained > bars.unlike.unexplained
         && fresh <= bars.unlike.fresh)
   }
 
@@ -668,24 +668,23 @@ struct ResidualEchoSuppressor {
   /// passes the bars there is the talker's whatever the app plays. (Without this the fresh bar
   /// took talker blocks on the headphones scenes: on music the duck ended sooner and the 5th
   /// percentile where the app plays alone moved from −0.62 to −0.42 dB.)
+  /// `micSum` is the mic's power over those bins, as ``shapes(echo:mic:echoPower:)`` sums it.
   func freshShare(
-    mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>), bypass: Bool
+    mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>), of micSum: Float,
+    bypass: Bool
   ) -> Float {
     guard !bypass else { return 0 }
     let (mr, mi) = mic
     var fresh: Float = 0
-    var total: Float = 0
     onsetHold.withUnsafeBufferPointer { hold in
-      for k in lowBin..<min(bins, highBin) {
-        let p = mr[k] * mr[k] + mi[k] * mi[k]
-        total += p
-        if hold[k] > 0 { fresh += p }
+      for k in lowBin..<min(bins, highBin) where hold[k] > 0 {
+        fresh += mr[k] * mr[k] + mi[k] * mi[k]
       }
     }
-    return fresh / max(total, 1e-30)
+    return fresh / max(micSum, 1e-30)
   }
 
-  /// The ducking detector's bars (``partsFromEcho(_:unexplained:fresh:_:_:_:)``), set on the
+  /// The ducking detector's bars (``readsVoice(mic:shape:noise:reference:direct:bypass:)``), set on the
   /// ducking bench (`pcm-mix-bench --filter ducking`, with the app's piece shifted 1.1, 2.15,
   /// 3.2, 4.3, 5.4, 6.45 and 8.6 s and with the talker 6 dB under the echo).
   ///
