@@ -14,7 +14,7 @@ import PCMMix
 /// ```
 /// The mic is the sum of three parts kept apart here: the echo (the app through the
 /// loudspeaker's output latency, its high-pass and optionally its soft clipping, then the room),
-/// the talker (close to the mic: dry), and the room's noise (−60 dBFS, white).
+/// the talker (close to the mic: dry), and the room's noise (−60 dBFS, white, unless `noiseDB` says otherwise).
 public struct EchoScene: Sendable {
   /// What the app plays.
   public enum Content: String, Sendable, CaseIterable {
@@ -65,10 +65,10 @@ public struct EchoScene: Sendable {
 
   /// Every scene of the matrix: speech and music, 30 and 120 ms output latency, RT60 0.2 and
   /// 0.5 s, with and without the loudspeaker's clipping; then headphones with each content.
-  /// `appShift` and `talkerDB`: see
-  /// ``init(content:outputLatency:room:nonlinear:headphones:appShift:talkerDB:assets:)``.
+  /// `appShift`, `talkerDB` and `noiseDB`: see
+  /// ``init(content:outputLatency:room:nonlinear:headphones:appShift:talkerDB:noiseDB:assets:)``.
   public static func matrix(
-    assets: URL, appShift: Double = 0, talkerDB: Double = 0
+    assets: URL, appShift: Double = 0, talkerDB: Double = 0, noiseDB: Double = -60
   ) throws -> [EchoScene] {
     var scenes: [EchoScene] = []
     for content in [Content.speech, .music] {
@@ -78,7 +78,7 @@ public struct EchoScene: Sendable {
             scenes.append(
               try EchoScene(
                 content: content, outputLatency: latency, room: room, nonlinear: nonlinear,
-                appShift: appShift, talkerDB: talkerDB, assets: assets))
+                appShift: appShift, talkerDB: talkerDB, noiseDB: noiseDB, assets: assets))
           }
         }
       }
@@ -87,7 +87,8 @@ public struct EchoScene: Sendable {
       scenes.append(
         try EchoScene(
           content: content, outputLatency: 0.03, room: "rt02", nonlinear: false,
-          headphones: true, appShift: appShift, talkerDB: talkerDB, assets: assets))
+          headphones: true, appShift: appShift, talkerDB: talkerDB, noiseDB: noiseDB,
+          assets: assets))
     }
     return scenes
   }
@@ -102,9 +103,13 @@ public struct EchoScene: Sendable {
   /// `talkerDB` sets the talker's level against the echo's over the double-talk spans (with
   /// headphones, against the level the speech scenes give it): 0 is the matrix's, −6 a talker
   /// half as loud as the app's echo.
+  ///
+  /// `noiseDB` is the room noise's level (dBFS RMS, white): −60 in the matrix, −45 a room 15 dB
+  /// noisier (a fan, a street).
   public init(
     content: Content, outputLatency: Double, room: String, nonlinear: Bool,
-    headphones: Bool = false, appShift: Double = 0, talkerDB: Double = 0, assets: URL
+    headphones: Bool = false, appShift: Double = 0, talkerDB: Double = 0, noiseDB: Double = -60,
+    assets: URL
   ) throws {
     self.content = content
     self.outputLatency = outputLatency
@@ -167,7 +172,8 @@ public struct EchoScene: Sendable {
     let g = Float(echoLevel / max(talkLevel, 1e-9) * pow(10, talkerDB / 20))
     talker = voice.map { $0 * g }
     var rng = SplitMix64(seed: 0xEC40)
-    noise = rng.noise(n).map { $0 * 0.001 * Float(3.0.squareRoot()) }
+    let noiseRMS = Float(pow(10, noiseDB / 20))
+    noise = rng.noise(n).map { $0 * noiseRMS * Float(3.0.squareRoot()) }
     var m = [Float](repeating: 0, count: n)
     for i in 0..<n { m[i] = echo[i] + talker[i] + noise[i] }
     mic = m

@@ -9,7 +9,8 @@ import PCMMixTestSupport
 /// and the 5th percentile of its gain (all such frames, and from 0.9 s after the talker, which
 /// leaves out the ducker's own hold and release); while the talker speaks, the median; and the
 /// slowest onset to −6 dB after 300 ms of silence. Then the same on the matrix with the app's
-/// piece started later (`shifts`), and with the talker 6 dB under the echo, at full scale only.
+/// piece started later (`shifts`), with the talker 6 dB under the echo, and in a room 15 dB
+/// noisier (`EchoScene`'s `noiseDB` −45), at full scale only.
 enum DuckingBench {
   static let section = "ducking"
   /// The app's piece started this many seconds later: the echo bench's shifts, and four more
@@ -45,12 +46,28 @@ enum DuckingBench {
           + " ducker was tuned on the first table's scenes). Columns as above; recorded as"
           + " shifted/\(fixed(shift, 2))/<scene>/<echo>.")
     }
-    guard let quiet = try? EchoScene.matrix(assets: url, talkerDB: -6) else { return }
-    table(
-      quiet, prefix: "quiet-talker/", modes: modes, report: report,
-      title: "Ducking on the same scenes with the talker 6 dB under the app's echo (half as loud;"
-        + " the first table's talker is at the echo's level). Columns as above; recorded as"
-        + " quiet-talker/<scene>/<echo>.")
+    // The talker half as loud, and a noisier room (`EchoBench.noisyRoomDB`).
+    let variants: [(prefix: String, talkerDB: Double, noiseDB: Double, what: String)] = [
+      (
+        "quiet-talker/", -6, -60,
+        "with the talker 6 dB under the app's echo (half as loud; the first table's talker is"
+          + " at the echo's level)"
+      ),
+      (
+        "noisy-room/", 0, EchoBench.noisyRoomDB,
+        "in a room 15 dB noisier (white noise at -45 dBFS instead of -60; the ducker was not"
+          + " tuned on it)"
+      ),
+    ]
+    for v in variants {
+      guard
+        let scenes = try? EchoScene.matrix(assets: url, talkerDB: v.talkerDB, noiseDB: v.noiseDB)
+      else { return }
+      table(
+        scenes, prefix: v.prefix, modes: modes, report: report,
+        title: "Ducking on the same scenes \(v.what). Columns as above; recorded as"
+          + " \(v.prefix)<scene>/<echo>.")
+    }
   }
 
   /// One table: the default ducker on `scenes` in each of `modes`, recorded as

@@ -132,7 +132,10 @@ enum EchoBench {
     if report.wants(section: section, row: "ours") {
       let ours = measured.compactMap { m in m.rows["ours"].map { (m.scene, $0.metrics) } }
       doubleTalkSplit(ours, report)
-      if options.scale >= 1 { shiftedScenes(report) }
+      if options.scale >= 1 {
+        shiftedScenes(report)
+        noisyRoom(report)
+      }
     }
     if report.wants(section: section, row: "pipeline") {
       pipelineCost(options, report: report, allocCounterWorks: allocCounterWorks)
@@ -213,13 +216,7 @@ enum EchoBench {
         + " plays alone before / after the path change, seconds to 20 dB from the start / the"
         + " change, the talker in double talk (SI-SDR dB, echo reduction dB)")
     for shift in shifts {
-      guard
-        let scenes = try? EchoScene.matrix(
-          assets: URL(fileURLWithPath: assets), appShift: shift)
-      else {
-        warn("echo: cannot read the scenes' assets in \(assets); shifted scenes skipped")
-        return
-      }
+      guard let scenes = matrix(appShift: shift, noiseDB: -60, skipping: "shifted") else { return }
       for scene in scenes where !scene.headphones {
         let out = scene.cancelled().output
         if getenv("PCMMIX_ECHO_DUMP") != nil {
@@ -241,6 +238,66 @@ enum EchoBench {
 
   /// A scene's echo figures, as `name`: ERLE before and after the path change, convergence
   /// from the start and from the change, the talker in double talk.
+  /// The matrix's scenes with the app's piece shifted and the room's noise at `noiseDB`; nil,
+  /// with a warning that the `what` scenes are skipped, when the assets cannot be read.
+  static func matrix(appShift: Double, noiseDB: Double, skipping what: String) -> [EchoScene]? {
+    let scenes = try? EchoScene.matrix(
+      assets: URL(fileURLWithPath: assets), appShift: appShift, noiseDB: noiseDB)
+    if scenes == nil {
+      warn("echo: cannot read the scenes' assets in \(assets); \(what) scenes skipped")
+    }
+    return scenes
+  }
+
+  /// The room's noise (dBFS RMS, white) of ``noisyRoom(_:)``: 15 dB over the matrix's.
+  static let noisyRoomDB = -45.0
+
+  /// Ours on the matrix again in a noisier room (``noisyRoomDB`` instead of −60 dBFS), the
+  /// headphone scenes too: how much of the echo a perfect canceller (mic minus the true echo)
+  /// can take out there, what ours does, and whether the room's tone and the talker pass
+  /// unchanged (the talker alone, and the whole capture with headphones, against the raw mic).
+  /// The canceller was not tuned on it. One untimed run a scene, recorded as
+  /// `noisy-room/<scene>`.
+  static func noisyRoom(_ report: Report) {
+    guard let scenes = matrix(appShift: 0, noiseDB: noisyRoomDB, skipping: "noisy-room") else {
+      return
+    }
+    let table = Table(columns: [
+      ("scene", 22), ("ERLE dB", 11), ("perfect", 11), ("conv s", 9), ("DT SI-SDR", 9),
+      ("perfect", 7), ("DT echo", 7), ("alone", 6), ("whole", 6),
+    ])
+    table.start(
+      "Ours on the same scenes in a room 15 dB noisier (white noise at \(fixed(noisyRoomDB, 0))"
+        + " dBFS): ERLE before / after the path change and a perfect canceller's, seconds to"
+        + " 20 dB (or within 3 dB of the perfect canceller), the talker in double talk (SI-SDR,"
+        + " and a perfect canceller's, which keeps the room's noise; echo reduction dB), the"
+        + " talker alone and the whole capture against the raw mic (SI-SDR dB)")
+    for scene in scenes {
+      let out = scene.cancelled().output
+      if getenv("PCMMIX_ECHO_DUMP") != nil { dump(scene, "ours", out, tag: "noisy-") }
+      let m = EchoSceneMetrics(scene: scene, output: out)
+      let perfect = EchoSceneMetrics(
+        scene: scene, output: zip(scene.talker, scene.noise).map(+)
+      ).doubleTalkSISDR
+      let conv = [m.convergence, m.reconvergence].map { $0.map { fixed($0, 1) } ?? "-" }
+      table.row([
+        scene.name, fixed(m.erleBefore, 1) + "/" + fixed(m.erleAfter, 1),
+        fixed(m.perfectBefore, 1) + "/" + fixed(m.perfectAfter, 1), conv.joined(separator: "/"),
+        fixed(m.doubleTalkSISDR, 1), fixed(perfect, 1),
+        scene.headphones ? "-" : fixed(m.doubleTalkEchoReduction, 1),
+        fixed(min(m.talkerAloneSISDR, 99), 1), fixed(min(m.wholeSISDR, 99), 1),
+      ])
+      let name = "noisy-room/\(scene.name)"
+      recordEcho(m, as: name, report)
+      report.record(section, name, "perfect_before", m.perfectBefore, "dB")
+      report.record(section, name, "perfect_after", m.perfectAfter, "dB")
+      report.record(section, name, "dt_si_sdr_perfect", perfect, "dB")
+      report.record(section, name, "dt_si_sdr_perfect", perfect, "dB")
+      report.record(section, name, "alone_si_sdr", m.talkerAloneSISDR, "dB")
+      report.record(section, name, "whole_si_sdr", m.wholeSISDR, "dB")
+    }
+  }
+
   static func recordEcho(_ m: EchoSceneMetrics, as name: String, _ report: Report) {
     report.record(section, name, "erle_before", m.erleBefore, "dB")
     report.record(section, name, "erle_after", m.erleAfter, "dB")
@@ -288,7 +345,9 @@ enum EchoBench {
     guard let folder = getenv("PCMMIX_ECHO_DUMP").map({ String(cString: $0) }) else { return }
     let name = tag + scene.name.replacingOccurrences(of: " ", with: "_")
     _ = writeFloatWAV("\(folder)/\(name)-\(canceller).wav", out)
-    for (part, x) in [("mic", scene.mic), ("talker", scene.talker), ("app", scene.app)] {
+    for (part, x) in [
+      ("mic", scene.mic), ("talker", scene.talker), ("app", scene.app), ("echo", scene.echo),
+    ] {
       _ = writeFloatWAV("\(folder)/\(name)-\(part).wav", x)
     }
   }
