@@ -14,7 +14,8 @@ import PCMMix
 /// ```
 /// The mic is the sum of three parts kept apart here: the echo (the app through the
 /// loudspeaker's output latency, its high-pass and optionally its soft clipping, then the room),
-/// the talker (close to the mic: dry), and the room's noise (−60 dBFS, white, unless `noiseDB` says otherwise).
+/// the talker (close to the mic: dry), and the room's noise (white, −60 dBFS unless `noiseDB`
+/// says otherwise).
 public struct EchoScene: Sendable {
   /// What the app plays.
   public enum Content: String, Sendable, CaseIterable {

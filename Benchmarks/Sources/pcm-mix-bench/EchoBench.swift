@@ -100,12 +100,8 @@ enum EchoBench {
           continue
         }
         let m = row.metrics
-        let conv: [String] = [m.convergence, m.reconvergence].map { (t: Double?) in
-          t.map { fixed($0, 1) } ?? "-"
-        }
         table.row([
-          scene.name, canceller, fixed(m.erleBefore, 1) + "/" + fixed(m.erleAfter, 1),
-          fixed(m.perfectBefore, 1) + "/" + fixed(m.perfectAfter, 1), conv.joined(separator: "/"),
+          scene.name, canceller, erleCell(m), perfectCell(m), convergenceCell(m),
           fixed(m.doubleTalkSISDR, 1), fixed(m.doubleTalkEchoReduction, 1),
           row.pesq.map { fixed($0, 2) } ?? "n/a", ceiling.map { fixed($0, 2) } ?? "n/a",
           fixed(min(m.talkerAloneSISDR, 99), 1),
@@ -113,13 +109,9 @@ enum EchoBench {
           canceller == "ours" ? row.swiftCost.map { fixed($0, 1) } ?? "differs" : "-",
         ])
         let name = "\(scene.name)/\(canceller)"
-        recordEcho(m, as: name, report)
-        report.record(section, name, "perfect_before", m.perfectBefore, "dB")
-        report.record(section, name, "perfect_after", m.perfectAfter, "dB")
+        recordEcho(m, as: name, report, againstReferences: true)
         report.record(section, name, "pesq_wb", row.pesq ?? .nan, "MOS")
         report.record(section, name, "pesq_wb_perfect", ceiling ?? .nan, "MOS")
-        report.record(section, name, "alone_si_sdr", m.talkerAloneSISDR, "dB")
-        report.record(section, name, "whole_si_sdr", m.wholeSISDR, "dB")
         report.record(section, name, "talker_level", m.talkerLevel, "dB")
         report.record(section, name, "cpu_per_10ms", row.cost, "us")
         if canceller == "ours" {
@@ -225,10 +217,8 @@ enum EchoBench {
           dump(scene, "filter", scene.cancelled(filterAlone).output, tag: tag)
         }
         let m = EchoSceneMetrics(scene: scene, output: out)
-        let conv = [m.convergence, m.reconvergence].map { $0.map { fixed($0, 1) } ?? "-" }
         table.row([
-          scene.name, fixed(shift, 2) + " s",
-          fixed(m.erleBefore, 1) + "/" + fixed(m.erleAfter, 1), conv.joined(separator: "/"),
+          scene.name, fixed(shift, 2) + " s", erleCell(m), convergenceCell(m),
           fixed(m.doubleTalkSISDR, 1), fixed(m.doubleTalkEchoReduction, 1),
         ])
         recordEcho(m, as: "shifted/\(fixed(shift, 2))/\(scene.name)", report)
@@ -236,8 +226,6 @@ enum EchoBench {
     }
   }
 
-  /// A scene's echo figures, as `name`: ERLE before and after the path change, convergence
-  /// from the start and from the change, the talker in double talk.
   /// The matrix's scenes with the app's piece shifted and the room's noise at `noiseDB`; nil,
   /// with a warning that the `what` scenes are skipped, when the assets cannot be read.
   static func matrix(appShift: Double, noiseDB: Double, skipping what: String) -> [EchoScene]? {
@@ -279,32 +267,49 @@ enum EchoBench {
       let perfect = EchoSceneMetrics(
         scene: scene, output: zip(scene.talker, scene.noise).map(+)
       ).doubleTalkSISDR
-      let conv = [m.convergence, m.reconvergence].map { $0.map { fixed($0, 1) } ?? "-" }
       table.row([
-        scene.name, fixed(m.erleBefore, 1) + "/" + fixed(m.erleAfter, 1),
-        fixed(m.perfectBefore, 1) + "/" + fixed(m.perfectAfter, 1), conv.joined(separator: "/"),
+        scene.name, erleCell(m), perfectCell(m), convergenceCell(m),
         fixed(m.doubleTalkSISDR, 1), fixed(perfect, 1),
         scene.headphones ? "-" : fixed(m.doubleTalkEchoReduction, 1),
         fixed(min(m.talkerAloneSISDR, 99), 1), fixed(min(m.wholeSISDR, 99), 1),
       ])
       let name = "noisy-room/\(scene.name)"
-      recordEcho(m, as: name, report)
-      report.record(section, name, "perfect_before", m.perfectBefore, "dB")
-      report.record(section, name, "perfect_after", m.perfectAfter, "dB")
+      recordEcho(m, as: name, report, againstReferences: true)
       report.record(section, name, "dt_si_sdr_perfect", perfect, "dB")
-      report.record(section, name, "dt_si_sdr_perfect", perfect, "dB")
-      report.record(section, name, "alone_si_sdr", m.talkerAloneSISDR, "dB")
-      report.record(section, name, "whole_si_sdr", m.wholeSISDR, "dB")
     }
   }
 
-  static func recordEcho(_ m: EchoSceneMetrics, as name: String, _ report: Report) {
+  /// A scene's echo figures, as `name`: ERLE before and after the path change, convergence
+  /// from the start and from the change, the talker in double talk; `againstReferences`: also
+  /// the perfect canceller's ERLE and the talker alone and the whole capture against the raw
+  /// mic.
+  static func recordEcho(
+    _ m: EchoSceneMetrics, as name: String, _ report: Report, againstReferences: Bool = false
+  ) {
     report.record(section, name, "erle_before", m.erleBefore, "dB")
     report.record(section, name, "erle_after", m.erleAfter, "dB")
     report.record(section, name, "convergence", m.convergence ?? .infinity, "s")
     report.record(section, name, "reconvergence", m.reconvergence ?? .infinity, "s")
     report.record(section, name, "dt_si_sdr", m.doubleTalkSISDR, "dB")
     report.record(section, name, "dt_echo_reduction", m.doubleTalkEchoReduction, "dB")
+    guard againstReferences else { return }
+    report.record(section, name, "perfect_before", m.perfectBefore, "dB")
+    report.record(section, name, "perfect_after", m.perfectAfter, "dB")
+    report.record(section, name, "alone_si_sdr", m.talkerAloneSISDR, "dB")
+    report.record(section, name, "whole_si_sdr", m.wholeSISDR, "dB")
+  }
+
+  /// Table cells: ERLE before / after the change, the perfect canceller's, and the seconds to
+  /// converge from the start / the change ("-": never).
+  static func erleCell(_ m: EchoSceneMetrics) -> String {
+    fixed(m.erleBefore, 1) + "/" + fixed(m.erleAfter, 1)
+  }
+  static func perfectCell(_ m: EchoSceneMetrics) -> String {
+    fixed(m.perfectBefore, 1) + "/" + fixed(m.perfectAfter, 1)
+  }
+  static func convergenceCell(_ m: EchoSceneMetrics) -> String {
+    [m.convergence, m.reconvergence].map { $0.map { fixed($0, 1) } ?? "-" }
+      .joined(separator: "/")
   }
 
   /// Timed runs of each canceller on each scene (the least CPU time counts).

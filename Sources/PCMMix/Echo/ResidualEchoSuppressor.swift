@@ -56,11 +56,11 @@ struct ResidualEchoSuppressor {
   /// The last block's coherence of mic and echo estimate (see ``shapes(echo:mic:echoPower:)``).
   var lastCoherence: Float = 0
   /// The last block's share of the mic the app's power does not explain
-  /// (``unexplainedShare(mic:reference:direct:bypass:)``), and how often blocks have held a
-  /// voice's share lately: a running mean of 0 or 1 over about 40 blocks (0.2 s). It moves only
-  /// once some band's path gain is learnt: before that the share is 1 for want of a gain, not
-  /// for a voice. It starts at 0.3, where neither of the gains' gates on it is open: a block
-  /// the app explains opens the one under 0.3, 16 such blocks the one under 0.2.
+  /// (``unexplainedShare(mic:reference:direct:bypass:noiseScale:)``), and how often blocks have
+  /// held a voice's share lately: a running mean of 0 or 1 over about 40 blocks (0.2 s). It
+  /// moves only once some band's path gain is learnt: before that the share is 1 for want of a
+  /// gain, not for a voice. It starts at 0.3, where neither of the gains' gates on it is open:
+  /// a block the app explains opens the one under 0.3, 16 such blocks the one under 0.2.
   /// (From 1, and moved by the unlearnt share, it was still 0.55 at 1.5 s on speech 120 ms
   /// RT60 0.5 s through a clipping loudspeaker, whose path gain was first learnt at 1.3 s.)
   var lastShare: Float = 1
@@ -518,7 +518,7 @@ struct ResidualEchoSuppressor {
 
   /// Per band, the mic's power above the noise floor into `bandE`, the spread reference's into
   /// `bandR` (or the direct path's, where given and over twice it: see
-  /// ``unexplainedShare(mic:reference:direct:bypass:)``).
+  /// ``unexplainedShare(mic:reference:direct:bypass:noiseScale:)``).
   mutating func sumBands(
     mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     reference: UnsafePointer<Float>, direct: UnsafePointer<Float>? = nil, noiseScale: Float = 1
@@ -584,7 +584,7 @@ struct ResidualEchoSuppressor {
   }
 
   /// The least share of the mic's power that
-  /// ``unexplainedShare(mic:reference:direct:bypass:)`` must leave for a voice.
+  /// ``unexplainedShare(mic:reference:direct:bypass:noiseScale:)`` must leave for a voice.
   static let voiceShare: Float = 0.25
   /// ``voiceUncertain`` holds where the energy test's threshold is over this share of
   /// ``voiceLevel``: a voice at half the level it was last read at would not pass.
@@ -660,8 +660,9 @@ struct ResidualEchoSuppressor {
   /// above the noise, parts from the echo estimate by shape, not merely by weight (`shape`,
   /// ``shapes(echo:mic:echoPower:)``: an echo that the filter underestimates, music or a long
   /// path, outweighs its estimate in the app's shape and must not read as a voice), and the
-  /// app's power does not explain it (``unexplainedShare(mic:reference:direct:bypass:)``). Two
-  /// bars (see ``voiceBars``): shapes far apart and a quarter unexplained, or shapes less far
+  /// app's power does not explain it
+  /// (``unexplainedShare(mic:reference:direct:bypass:noiseScale:)``). Two bars (see
+  /// ``voiceBars``): shapes far apart and a quarter unexplained, or shapes less far
   /// apart and most of it unexplained while little of the mic is in a sound the app has just
   /// begun (``freshShare(mic:of:bypass:)``). Nothing reads as a voice while nearly all of the
   /// mic is in such a sound.
@@ -704,9 +705,9 @@ struct ResidualEchoSuppressor {
     return fresh / max(micSum, 1e-30)
   }
 
-  /// The ducking detector's bars (``readsVoice(mic:shape:noise:reference:direct:bypass:)``), set on the
-  /// ducking bench (`pcm-mix-bench --filter ducking`, with the app's piece shifted 1.1, 2.15,
-  /// 3.2, 4.3, 5.4, 6.45 and 8.6 s and with the talker 6 dB under the echo).
+  /// The ducking detector's bars (``readsVoice(mic:shape:noise:reference:direct:bypass:)``), set
+  /// on the ducking bench (`pcm-mix-bench --filter ducking`, with the app's piece shifted 1.1,
+  /// 2.15, 3.2, 4.3, 5.4, 6.45 and 8.6 s and with the talker 6 dB under the echo).
   ///
   /// - `apart`: the first bar, and before these rules the only one. A first syllable over music
   ///   that the filter has learnt kept the mic's coherence with the estimate at 0.75–0.87 while
