@@ -124,6 +124,9 @@ enum EchoBench {
     if report.wants(section: section, row: "ours") {
       let ours = measured.compactMap { m in m.rows["ours"].map { (m.scene, $0.metrics) } }
       doubleTalkSplit(ours, report)
+      if options.scale >= 1 && pesqWorks {
+        pesqDemand(measured.compactMap { m in m.rows["ours"].map { (m.scene, $0) } }, report)
+      }
       if options.scale >= 1 {
         shiftedScenes(report)
         noisyRoom(report)
@@ -175,6 +178,55 @@ enum EchoBench {
       report.record(section, "\(scene.name)/ours", "dt_echo_reduction_filter_quiet", unheard, "dB")
     }
   }
+
+  /// How far the echo must come down in double talk for the talker's PESQ-WB to reach a mark:
+  /// the scene's talker with its true echo turned down 20, 25, 30 and 35 dB, with the room's
+  /// noise and without it (``pesqDemandLevels``), beside ours. Nothing is cancelled here: the
+  /// talker is left whole, so these are the best scores that much echo allows, for any
+  /// canceller. The scenes without the loudspeaker's clipping (the clipped echo is another
+  /// signal, not another level).
+  static func pesqDemand(_ scenes: [(EchoScene, Row)], _ report: Report) {
+    let levels = pesqDemandLevels
+    let table = Table(
+      columns: [("scene", 22), ("ours", 4), ("ours DT echo", 12)]
+        + levels.map { ("-\(Int($0)) dB", 6) } + levels.map { ("quiet -\(Int($0))", 9) })
+    table.start(
+      "PESQ-WB of the talker in double talk with the true echo turned down 20, 25, 30 and 35 dB"
+        + " (the talker whole), in the scene's room (white noise at -60 dBFS) and in a silent"
+        + " one (quiet); ours beside it (PESQ-WB, echo reduction dB)")
+    let tmp =
+      (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp")
+      + "/pcm-mix-bench-pesq-demand-\(getpid())"
+    mkdir(tmp, 0o755)
+    defer { _ = system("rm -rf '\(tmp)'") }
+    for (scene, ours) in scenes where !scene.headphones && !scene.nonlinear {
+      var noisy: [Double?] = []
+      var quiet: [Double?] = []
+      for level in levels {
+        let g = Float(pow(10, -level / 20))
+        var withRoom = [Float](repeating: 0, count: scene.mic.count)
+        var silent = withRoom
+        for i in 0..<withRoom.count {
+          silent[i] = scene.talker[i] + g * scene.echo[i]
+          withRoom[i] = silent[i] + scene.noise[i]
+        }
+        noisy.append(doubleTalkPESQ(scene, withRoom, folder: tmp))
+        quiet.append(doubleTalkPESQ(scene, silent, folder: tmp))
+      }
+      let name = "pesq-demand/\(scene.name)"
+      let cell = { (v: Double?) in v.map { fixed($0, 2) } ?? "n/a" }
+      table.row(
+        [scene.name, cell(ours.pesq), fixed(ours.metrics.doubleTalkEchoReduction, 1)]
+          + noisy.map(cell) + quiet.map(cell))
+      for (level, (n, q)) in zip(levels, zip(noisy, quiet)) {
+        report.record(section, name, "pesq_wb_echo_\(Int(level))", n ?? .nan, "MOS")
+        report.record(section, name, "pesq_wb_echo_\(Int(level))_quiet", q ?? .nan, "MOS")
+      }
+    }
+  }
+
+  /// The echo's levels under its own (dB) of ``pesqDemand(_:_:)``.
+  static let pesqDemandLevels: [Double] = [20, 25, 30, 35]
 
   /// The echo's energy over the double-talk spans against the output's there, for an output of
   /// the mic without its talker (so all of it is what is left of the echo, and the room).
