@@ -533,10 +533,14 @@ extension EchoScene {
   /// stamped 10 ms buffers of 48 kHz mono Float32 (frame 0 at host time 0), a 10 ms pull after
   /// each pair, `echoCancellation` as configured. Returns the mic as it entered the mix (its
   /// stem's mid channel, timeline frame k at index k), the pipeline's output (interleaved
-  /// stereo, as pulled) and the canceller's statistics.
+  /// stereo, as pulled) and the canceller's statistics. With `ducking`, `duckingGain` is the
+  /// pipeline's ``ClockedCapturePipeline/duckingGainDB`` after each pull, at the timeline frame
+  /// after the last one that pull mixed (`end`): the ducker's gain as its telemetry tells it,
+  /// which an app stem cannot show where the app is silent.
   public func throughPipeline(_ echoCancellation: EchoCancellation?, ducking: Ducking? = nil)
     throws -> (
-      micStem: [Float], output: [Float], statistics: EchoStatistics?, appStem: [Float]
+      micStem: [Float], output: [Float], statistics: EchoStatistics?, appStem: [Float],
+      duckingGain: [(end: Int, gainDB: Double)]
     )
   {
     var c = ClockedCapturePipeline.Configuration()
@@ -554,8 +558,10 @@ extension EchoScene {
     var block = [Float](repeating: 0, count: 960)
     let buffer = 480
     var at = 0
+    var trace: [(end: Int, gainDB: Double)] = []
     func take(_ p: inout ClockedCapturePipeline) {
-      Self.takeStems(&p, app: &appStem, mic: &stem)
+      let end = Self.takeStems(&p, app: &appStem, mic: &stem)
+      if let end, let gain = p.duckingGainDB { trace.append((end, gain)) }
     }
     while at < mic.count {
       let n = min(buffer, mic.count - at)
@@ -578,7 +584,7 @@ extension EchoScene {
       output += block
       take(&p)
     }
-    return (stem, output, p.echoStatistics, appStem)
+    return (stem, output, p.echoStatistics, appStem, trace)
   }
 }
 
@@ -620,15 +626,20 @@ extension EchoScene {
 
   /// The pipeline's stems since the last call, folded to mono into `app` and `mic` at their
   /// timeline positions (those outside the arrays dropped).
+  /// Returns the timeline frame after the last one taken (nil if none was).
+  @discardableResult
   static func takeStems(
     _ p: inout ClockedCapturePipeline, app: inout [Float], mic: inout [Float]
-  ) {
+  ) -> Int? {
+    var end: Int?
     p.takeStems { position, a, m in
       for i in 0..<(m.count / 2) where position + i >= 0 && position + i < mic.count {
         mic[position + i] = 0.5 * (m[2 * i] + m[2 * i + 1])
         app[position + i] = 0.5 * (a[2 * i] + a[2 * i + 1])
       }
+      end = max(end ?? Int.min, position + m.count / 2)
     }
+    return end
   }
 
   /// The mean power (dBFS) of `x` from `a` to `b` seconds.
@@ -660,9 +671,20 @@ public struct DuckingMetrics: Sendable {
   /// Every 20 ms frame in order: the app stem's gain (dB; `nil` where the app is silent) and
   /// whether the talker speaks in it.
   public var frames: [(gainDB: Double?, talking: Bool)]
+  /// The onsets of ``onsets`` that the stem cannot time: the app falls silent after the talker
+  /// begins, before the stem shows the duck (a frame without the app's sound from the onset to
+  /// the one the stem reads −6 dB in, or to 400 ms), so ``onsets`` counts to the app's return,
+  /// whatever the duck did meanwhile. For each, from `duckingGain`: milliseconds from the
+  /// onset's frame to the end of the first pull that left the gain at −6 dB or lower (up to a
+  /// pull late; `nil`: not within 400 ms). Empty without a trace.
+  public var hiddenOnsets: [Double?]
 
-  /// Measures `appStem` (the app as it entered the mix, aligned with the scene).
-  public init(scene: EchoScene, appStem: [Float], settle: Double = 0.9) {
+  /// Measures `appStem` (the app as it entered the mix, aligned with the scene), and with
+  /// `duckingGain` (``EchoScene/throughPipeline(_:ducking:)``'s) ``hiddenOnsets``.
+  public init(
+    scene: EchoScene, appStem: [Float], duckingGain: [(end: Int, gainDB: Double)] = [],
+    settle: Double = 0.9
+  ) {
     let frame = EchoScene.rate / 50
     let count = scene.app.count / frame
     let talk = EchoScene.frameEnergies(scene.talker, frame: frame)
@@ -692,6 +714,7 @@ public struct DuckingMetrics: Sendable {
     appOnlyAwayFromTalk = away.sorted()
     talking = (0..<count).compactMap { f in active[f] ? gains[f] : nil }.sorted()
     var onsets: [Double?] = []
+    var hidden: [Double?] = []
     var quiet = 0
     for f in 0..<count {
       if active[f] && quiet >= 15 && gains[f] != nil {
@@ -701,10 +724,19 @@ public struct DuckingMetrics: Sendable {
           break
         }
         onsets.append(reached)
+        let seen = f + (reached.map { Int($0) / 20 } ?? 20)
+        if !duckingGain.isEmpty && (f..<min(count, seen)).contains(where: { gains[$0] == nil }) {
+          let start = f * frame
+          let point = duckingGain.first { $0.end > start && $0.gainDB <= -6 }
+          hidden.append(
+            point.map { Double($0.end - start) * 1000 / Double(EchoScene.rate) }
+              .flatMap { $0 <= 400 ? $0 : nil })
+        }
       }
       quiet = silent[f] ? quiet + 1 : 0
     }
     self.onsets = onsets
+    hiddenOnsets = hidden
     frames = (0..<count).map { (gains[$0], active[$0]) }
     var pumps = 0
     for span in EchoScene.talkSpans {

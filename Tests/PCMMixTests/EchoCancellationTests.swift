@@ -437,6 +437,23 @@ import Testing
     return DuckingMetrics(scene: scene, appStem: run.appStem)
   }
 
+  /// The app's piece from 8.6 s in (speech 30 ms, RT60 0.2 s): the talker's soft first
+  /// syllable at 14.0 s comes as the app falls silent (14.08–14.24 s), so the app stem shows
+  /// that onset's duck only at the app's return, at −10 dB (240 ms). The pipeline's own gain
+  /// (`duckingGainDB` after each pull) says when it came: −6 dB within 100 ms (71 ms on the
+  /// bench's table). Every onset the stem can time is within 100 ms too.
+  @Test func anOnsetTheAppFallsSilentAfterIsTimedByTheDucksOwnGain() throws {
+    let scene = try EchoScene(
+      content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false, appShift: 8.6,
+      assets: EchoCancellationTests.assets)
+    let run = try scene.throughPipeline(EchoCancellation(), ducking: Ducking())
+    let m = DuckingMetrics(scene: scene, appStem: run.appStem, duckingGain: run.duckingGain)
+    let late = m.onsets.filter { ($0 ?? .infinity) > 100 }
+    #expect(late.count == 1 && m.hiddenOnsets.count == 1)
+    #expect(m.hiddenOnsets.allSatisfy { ($0 ?? .infinity) <= 100 })
+    #expect(DuckingMetrics.quantile(m.talking, 0.5) <= -8.5)
+  }
+
   /// While the talker speaks the app sits near the depth, and every onset ducks in time.
   static func expectTheTalkerDucks(_ m: DuckingMetrics) {
     #expect(DuckingMetrics.quantile(m.talking, 0.5) <= -8.5)

@@ -33,7 +33,11 @@ enum DuckingBench {
         + " the app). alone: frames where only the app plays (median, 5th percentile, and 5th"
         + " percentile from 0.9 s after the talker, leaving out the ducker's hold and release);"
         + " talk p50: median while the talker speaks; onset: the slowest onset after 300 ms of"
-        + " silence to reach -6 dB (\"-\" if one does not within 400 ms); pumps: how often the"
+        + " silence to reach -6 dB (\"-\" if one does not within 400 ms); hidden: onsets the"
+        + " stem cannot time, the app falling silent before the duck shows (onset then counts"
+        + " to the app's return), timed instead by the pipeline's duckingGainDB after each 10 ms"
+        + " pull (ms to the end of the pull that left it at -6 dB or lower);"
+        + " pumps: how often the"
         + " app came back above -6 dB while the talker was mid-sentence. Targets: p50 >= -0.5,"
         + " p5 >= -1.5, talk p50 <= -8.5, onsets <= 100.")
     guard options.scale >= 1 else { return }
@@ -77,7 +81,7 @@ enum DuckingBench {
   ) {
     let table = Table(columns: [
       ("scene", 22), ("echo", 11), ("alone p50", 9), ("p5", 6), ("p5 away", 7), ("talk p50", 8),
-      ("onset ms", 8), ("pumps", 5),
+      ("onset ms", 8), ("hidden", 7), ("pumps", 5),
     ])
     table.start(title)
     for scene in scenes {
@@ -89,9 +93,14 @@ enum DuckingBench {
           table.row([scene.name, mode, "failed"])
           continue
         }
-        let m = DuckingMetrics(scene: scene, appStem: run.appStem)
+        let m = DuckingMetrics(
+          scene: scene, appStem: run.appStem, duckingGain: run.duckingGain)
         let q = DuckingMetrics.quantile
         let onset = m.onsets.contains { $0 == nil } ? nil : m.onsets.compactMap { $0 }.max()
+        let hidden =
+          m.hiddenOnsets.isEmpty
+          ? "-"
+          : m.hiddenOnsets.map { $0.map { fixed($0, 0) } ?? "never" }.joined(separator: " ")
         let values = [
           ("alone_p50", q(m.appOnly, 0.5)), ("alone_p5", q(m.appOnly, 0.05)),
           ("alone_p5_away", q(m.appOnlyAwayFromTalk, 0.05)), ("talk_p50", q(m.talking, 0.5)),
@@ -99,10 +108,16 @@ enum DuckingBench {
         // Rounded to a tenth first, so that −0.04 reads 0.0.
         table.row(
           [scene.name, mode] + values.map { fixed(($0.1 * 10).rounded() / 10 + 0, 1) }
-            + [onset.map { fixed($0, 0) } ?? "-", "\(m.pumps)"])
+            + [onset.map { fixed($0, 0) } ?? "-", hidden, "\(m.pumps)"])
         let name = prefix + "\(scene.name)/\(mode)"
         for (metric, value) in values { report.record(section, name, metric, value, "dB") }
         report.record(section, name, "slowest_onset", onset ?? .infinity, "ms")
+        if !m.hiddenOnsets.isEmpty {
+          let slowest =
+            m.hiddenOnsets.contains { $0 == nil } ? nil : m.hiddenOnsets.compactMap { $0 }.max()
+          report.record(section, name, "hidden_onsets", Double(m.hiddenOnsets.count), "count")
+          report.record(section, name, "slowest_hidden_onset", slowest ?? .infinity, "ms")
+        }
         report.record(section, name, "pumps", Double(m.pumps), "count")
       }
     }
