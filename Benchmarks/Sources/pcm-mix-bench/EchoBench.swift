@@ -179,11 +179,12 @@ enum EchoBench {
     }
   }
 
-  /// How far the echo must come down in double talk for the talker's PESQ-WB to reach a mark:
-  /// the scene's talker with its true echo turned down 20, 25, 30 and 35 dB, with the room's
-  /// noise and without it (``pesqDemandLevels``), beside ours. Nothing is cancelled here: the
-  /// talker is left whole, so these are the best scores that much echo allows, for any
-  /// canceller. The scenes without the loudspeaker's clipping (the clipped echo is another
+  /// How far the echo must come down in double talk for the talker's PESQ-WB to reach a mark,
+  /// if it is only turned down: the scene's talker, whole, with its true echo 20, 25, 30 and
+  /// 35 dB down, with the room's noise and without it (``pesqDemandLevels``), beside ours. A
+  /// suppressor does not turn the echo down evenly (it takes out more where the talker is
+  /// quiet), so a canceller can score above the level its echo reduction matches: ours does on
+  /// speech. The scenes without the loudspeaker's clipping (the clipped echo is another
   /// signal, not another level).
   static func pesqDemand(_ scenes: [(EchoScene, Row)], _ report: Report) {
     let levels = pesqDemandLevels
