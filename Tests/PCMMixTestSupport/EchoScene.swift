@@ -718,14 +718,10 @@ public struct DuckingMetrics: Sendable {
     var quiet = 0
     for f in 0..<count {
       if active[f] && quiet >= 15 && gains[f] != nil {
-        var reached: Double?
-        for g in f..<min(count, f + 20) where (gains[g] ?? 0) <= -6 {
-          reached = Double((g - f) * 20)
-          break
-        }
-        onsets.append(reached)
-        let seen = f + (reached.map { Int($0) / 20 } ?? 20)
-        if !duckingGain.isEmpty && (f..<min(count, seen)).contains(where: { gains[$0] == nil }) {
+        let reached = (f..<min(count, f + 20)).first { (gains[$0] ?? 0) <= -6 }
+        onsets.append(reached.map { Double(($0 - f) * 20) })
+        let seen = min(count, reached ?? f + 20)
+        if !duckingGain.isEmpty && (f..<seen).contains(where: { gains[$0] == nil }) {
           let start = f * frame
           let point = duckingGain.first { $0.end > start && $0.gainDB <= -6 }
           hidden.append(

@@ -434,7 +434,7 @@ import Testing
       headphones: headphones, appShift: shift, talkerDB: talkerDB,
       assets: EchoCancellationTests.assets)
     let run = try scene.throughPipeline(EchoCancellation(), ducking: Ducking())
-    return DuckingMetrics(scene: scene, appStem: run.appStem)
+    return DuckingMetrics(scene: scene, appStem: run.appStem, duckingGain: run.duckingGain)
   }
 
   /// The app's piece from 8.6 s in (speech 30 ms, RT60 0.2 s): the talker's soft first
@@ -443,11 +443,7 @@ import Testing
   /// (`duckingGainDB` after each pull) says when it came: −6 dB within 100 ms (71 ms on the
   /// bench's table). Every onset the stem can time is within 100 ms too.
   @Test func anOnsetTheAppFallsSilentAfterIsTimedByTheDucksOwnGain() throws {
-    let scene = try EchoScene(
-      content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false, appShift: 8.6,
-      assets: EchoCancellationTests.assets)
-    let run = try scene.throughPipeline(EchoCancellation(), ducking: Ducking())
-    let m = DuckingMetrics(scene: scene, appStem: run.appStem, duckingGain: run.duckingGain)
+    let m = try Self.ducked(.speech, latency: 0.03, room: "rt02", shift: 8.6)
     let late = m.onsets.filter { ($0 ?? .infinity) > 100 }
     #expect(late.count == 1 && m.hiddenOnsets.count == 1)
     #expect(m.hiddenOnsets.allSatisfy { ($0 ?? .infinity) <= 100 })

@@ -96,7 +96,7 @@ enum DuckingBench {
         let m = DuckingMetrics(
           scene: scene, appStem: run.appStem, duckingGain: run.duckingGain)
         let q = DuckingMetrics.quantile
-        let onset = m.onsets.contains { $0 == nil } ? nil : m.onsets.compactMap { $0 }.max()
+        let onset = slowest(m.onsets)
         let hidden =
           m.hiddenOnsets.isEmpty
           ? "-"
@@ -113,13 +113,17 @@ enum DuckingBench {
         for (metric, value) in values { report.record(section, name, metric, value, "dB") }
         report.record(section, name, "slowest_onset", onset ?? .infinity, "ms")
         if !m.hiddenOnsets.isEmpty {
-          let slowest =
-            m.hiddenOnsets.contains { $0 == nil } ? nil : m.hiddenOnsets.compactMap { $0 }.max()
           report.record(section, name, "hidden_onsets", Double(m.hiddenOnsets.count), "count")
-          report.record(section, name, "slowest_hidden_onset", slowest ?? .infinity, "ms")
+          report.record(
+            section, name, "slowest_hidden_onset", slowest(m.hiddenOnsets) ?? .infinity, "ms")
         }
         report.record(section, name, "pumps", Double(m.pumps), "count")
       }
     }
+  }
+
+  /// The slowest of `onsets` (ms), or nil if one never reached −6 dB.
+  static func slowest(_ onsets: [Double?]) -> Double? {
+    onsets.contains { $0 == nil } ? nil : onsets.compactMap { $0 }.max()
   }
 }

@@ -64,10 +64,7 @@ enum EchoBench {
         + " and taken off before measuring; CPU per 10 ms of audio (the least of ten runs, in ten"
         + " rounds each over every scene and canceller in turn), and ours with the Swift kernels instead of the"
         + " C ones (the same bits)")
-    // One folder per process: two benches at once wrote each other's PESQ inputs.
-    let tmp =
-      (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp") + "/pcm-mix-bench-echo-\(getpid())"
-    mkdir(tmp, 0o755)
+    let tmp = scratchFolder("echo")
     // First each scene's outputs and their measures, with one timed run each; then the other
     // rounds of timing, each round over every scene and canceller in turn, so that a scene's
     // runs lie minutes apart and a slow spell of the host's does not set any one figure.
@@ -195,18 +192,15 @@ enum EchoBench {
       "PESQ-WB of the talker in double talk with the true echo turned down 20, 25, 30 and 35 dB"
         + " (the talker whole), in the scene's room (white noise at -60 dBFS) and in a silent"
         + " one (quiet); ours beside it (PESQ-WB, echo reduction dB)")
-    let tmp =
-      (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp")
-      + "/pcm-mix-bench-pesq-demand-\(getpid())"
-    mkdir(tmp, 0o755)
+    let tmp = scratchFolder("pesq-demand")
     defer { _ = system("rm -rf '\(tmp)'") }
     for (scene, ours) in scenes where !scene.headphones && !scene.nonlinear {
       var noisy: [Double?] = []
       var quiet: [Double?] = []
+      var withRoom = [Float](repeating: 0, count: scene.mic.count)
+      var silent = withRoom
       for level in levels {
         let g = Float(pow(10, -level / 20))
-        var withRoom = [Float](repeating: 0, count: scene.mic.count)
-        var silent = withRoom
         for i in 0..<withRoom.count {
           silent[i] = scene.talker[i] + g * scene.echo[i]
           withRoom[i] = silent[i] + scene.noise[i]
@@ -224,6 +218,16 @@ enum EchoBench {
         report.record(section, name, "pesq_wb_echo_\(Int(level))_quiet", q ?? .nan, "MOS")
       }
     }
+  }
+
+  /// A new folder for a table's PESQ inputs, named by `tag` and the process: two benches at
+  /// once wrote each other's.
+  static func scratchFolder(_ tag: String) -> String {
+    let folder =
+      (getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp")
+      + "/pcm-mix-bench-\(tag)-\(getpid())"
+    mkdir(folder, 0o755)
+    return folder
   }
 
   /// The echo's levels under its own (dB) of ``pesqDemand(_:_:)``.
