@@ -203,7 +203,9 @@ package struct EchoCanceller {
     processNoise = [Float](repeating: Self.processNoiseLevels.acquiring, count: 257)
     micPrev = [Float](repeating: 0, count: 256)
     echoPrev = [Float](repeating: 0, count: 256)
-    suppressor = ResidualEchoSuppressor(bins: 257, settings: settings)
+    suppressor = ResidualEchoSuppressor(
+      bins: 257, settings: settings,
+      startBlocks: Int(ResidualEchoSuppressor.startSeconds * Double(rate)) / 256)
     tail = [Float](repeating: 0, count: 256)
     pathProfile = [Float](repeating: 0, count: partitions)
     scratch = [Float](repeating: 0, count: 20 * 520)
