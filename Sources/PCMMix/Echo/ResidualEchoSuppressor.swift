@@ -208,11 +208,14 @@ struct ResidualEchoSuppressor {
   /// reference's power per bin as the echo path spreads it
   /// (``EchoCanceller/spreadReference(into:)``); `direct`: its power at the direct path
   /// (``EchoCanceller/directReference(into:)``), read only by the ducking detector.
+  /// `farActive`: the app plays in this block; `echoDue`: or its echo may still be arriving
+  /// (``EchoCanceller/echoDueBlocks``), where the gains' estimates of what the filter has not
+  /// learnt still count.
   mutating func process(
     reference: UnsafePointer<Float>, direct: UnsafePointer<Float>, echo: UnsafePointer<Float>,
     echoPrev: inout [Float], mic: UnsafePointer<Float>, micPrev: [Float], window: [Float],
     fft: RealFFT, scratch slot: (Int) -> UnsafeMutablePointer<Float>, farActive: Bool,
-    tail: inout [Float], output: UnsafeMutablePointer<Float>, bypass: Bool,
+    echoDue: Bool, tail: inout [Float], output: UnsafeMutablePointer<Float>, bypass: Bool,
     statistics: inout EchoStatistics
   ) {
     let n = bins
@@ -259,7 +262,7 @@ struct ResidualEchoSuppressor {
     }
     applyGains(
       to: (er, ei), errorPower: se, echoPower: sy, residual: residual, reference: reference,
-      farActive: farActive, bypass: bypass, fft: fft, scratch: time)
+      echoDue: echoDue, bypass: bypass, fft: fft, scratch: time)
     fft.inverse(re: er, im: ei, output: time)
     for i in 0..<h {
       output[i] = tail[i] + time[i] * window[i]
@@ -772,7 +775,7 @@ struct ResidualEchoSuppressor {
   mutating func applyGains(
     to error: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
-    residual: UnsafeMutablePointer<Float>, reference: UnsafePointer<Float>, farActive: Bool,
+    residual: UnsafeMutablePointer<Float>, reference: UnsafePointer<Float>, echoDue: Bool,
     bypass: Bool, fft: RealFFT, scratch path: UnsafeMutablePointer<Float>
   ) {
     let n = bins
@@ -794,13 +797,13 @@ struct ResidualEchoSuppressor {
     // more; a music onset now and then does not close it): the echo the path's gain predicts
     // that the filter's estimate does not hold (notes the filter has not learnt), three times
     // over.
-    let explained = farActive && voiceRate < 0.2
+    let explained = echoDue && voiceRate < 0.2
     let unlearnt: Float = explained ? 3 : 0
     // The fourth, where the app has explained the mic lately and the mic has the estimate's
     // shape: the error itself, up to the estimate. There the filter is wrong, not a voice
     // present: a note heard last before the echo path changed, whose estimate has the old
     // path's phase, leaves an error as loud as the echo.
-    let misadjusted: Float = farActive && voiceRate < 0.3 && coherence > 0.88 ? 1 : 0
+    let misadjusted: Float = echoDue && voiceRate < 0.3 && coherence > 0.88 ? 1 : 0
     // And in the bins where the app's power has just risen (4 times its recent mean, in the
     // last 8 blocks) the whole error, while the app explains the mic: the onset of a note
     // that neither the filter nor the path's gain per band can know yet (the room's gain at
