@@ -638,9 +638,10 @@ struct ResidualEchoSuppressor {
   /// (7 scenes over 1.5 s) to 0.5–1.0 s, and changed no other record: the filter and the
   /// detectors run as before. 2 and 2.5 s did the same; 1 s left 5 scenes at 2.1–2.2 s. It
   /// costs a talker who speaks over the app that early: on speech 30 ms RT60 0.2 s with the
-  /// talker's first sentence moved to 0.6 s (`pcm-mix mix --echo-cancel --stems`), the mic
-  /// stem's SI-SDR against the talker read 5.3 dB over 0.6–1.5 s (11.0 without) and 10.8 over
-  /// 1.5–2.5 s (18.5 without), and the same as without from 2.5 s on.
+  /// talker's first sentence moved to 0.6 s (`EchoCancellationTests`; `pcm-mix mix --echo-cancel
+  /// --stems` reads the same), the talker's SI-SDR in the output read 5.1 dB over 0.6–1.5 s
+  /// (11.0 without) and 10.5 over 1.5–2.5 s (18.5 without), and the same as without from 2.5 s
+  /// on.
   static let startSeconds = 1.5
   /// A band's ``pathGain`` counts once it has been learnt in this many blocks.
   static let learntBlocks: UInt8 = 10
