@@ -129,9 +129,12 @@ def echo_section(echo):
     demand = [(name.split("/", 1)[1], m) for name, m in echo.items()
               if name.startswith("pesq-demand/")]
     if demand:
-        levels = [20, 25, 30, 35]
+        # The levels the bench recorded (pesq_wb_echo_<dB>), not a copy of its list.
+        levels = sorted(int(k.rsplit("_", 1)[1]) for k in demand[0][1]
+                        if k.startswith("pesq_wb_echo_") and not k.endswith("_quiet"))
+        named = ", ".join(str(v) for v in levels[:-1]) + f" and {levels[-1]}"
         lines += ["", "What PESQ-WB 2.8 in double talk asks of the echo if it is only turned down:"
-                  " the talker, whole, with the scene's true echo 20, 25, 30 and 35 dB down, in the"
+                  f" the talker, whole, with the scene's true echo {named} dB down, in the"
                   " scene's room (white noise at -60 dBFS) and in a silent one. A suppressor takes"
                   " more out where the talker is quiet, so a canceller can score above the column"
                   " its echo reduction matches (ours does on speech). Ours beside them (PESQ-WB,"

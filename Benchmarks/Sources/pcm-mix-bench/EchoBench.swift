@@ -189,8 +189,9 @@ enum EchoBench {
       columns: [("scene", 22), ("ours", 4), ("ours DT echo", 12)]
         + levels.map { ("-\(Int($0)) dB", 6) } + levels.map { ("quiet -\(Int($0))", 9) })
     table.start(
-      "PESQ-WB of the talker in double talk with the true echo turned down 20, 25, 30 and 35 dB"
-        + " (the talker whole), in the scene's room (white noise at -60 dBFS) and in a silent"
+      "PESQ-WB of the talker in double talk with the true echo turned down "
+        + levels.dropLast().map { "\(Int($0))" }.joined(separator: ", ")
+        + " and \(Int(levels.last ?? 0)) dB (the talker whole), in the scene's room (white noise at -60 dBFS) and in a silent"
         + " one (quiet); ours beside it (PESQ-WB, echo reduction dB)")
     let tmp = scratchFolder("pesq-demand")
     defer { _ = system("rm -rf '\(tmp)'") }
