@@ -10,6 +10,7 @@ command.
 """
 import datetime
 import json
+import re
 import os
 import sys
 
@@ -76,6 +77,12 @@ def swift_cell(canceller, m):
     return "differs" if v is None or v != v else f(v)
 
 
+def echo_levels(m):
+    """The echo levels (dB under its own) a table's records were measured at, from their
+    metric names (pesq_wb_echo_<dB>), not a copy of the bench's list."""
+    return sorted(int(k.rsplit("_", 1)[1]) for k in m if re.fullmatch(r"pesq_wb_echo_\d+", k))
+
+
 def echo_section(echo):
     lines = ["## Echo cancellation (`pcm-mix-bench --filter echo`)", "",
              "Each `EchoScene` (20 s at 48 kHz: app speech or music through a loudspeaker into the"
@@ -97,7 +104,8 @@ def echo_section(echo):
              "| scene | canceller | ERLE dB | perfect dB | conv. s | DT SI-SDR | DT echo red. | PESQ-WB | perfect PESQ | alone | µs / 10 ms | Swift µs |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, m in echo.items():
-        if name.startswith(("pipeline/", "shifted/", "noisy-room/", "pesq-demand/")):
+        if name.startswith(("pipeline/", "shifted/", "noisy-room/", "pesq-demand/",
+                            "pesq-heard/")):
             continue
         scene, canceller = name.rsplit("/", 1)
         headphones = "headphones" in scene
@@ -130,8 +138,7 @@ def echo_section(echo):
               if name.startswith("pesq-demand/")]
     if demand:
         # The levels the bench recorded (pesq_wb_echo_<dB>), not a copy of its list.
-        levels = sorted(int(k.rsplit("_", 1)[1]) for k in demand[0][1]
-                        if k.startswith("pesq_wb_echo_") and not k.endswith("_quiet"))
+        levels = echo_levels(demand[0][1])
         named = ", ".join(str(v) for v in levels[:-1]) + f" and {levels[-1]}"
         lines += ["", "What PESQ-WB 2.8 in double talk asks of the echo if it is only turned down:"
                   f" the talker, whole, with the scene's true echo {named} dB down, in the"
@@ -151,6 +158,31 @@ def echo_section(echo):
                          + "".join(f" {f(m.get(f'pesq_wb_echo_{v}'), 2)} |" for v in levels)
                          + "".join(f" {f(m.get(f'pesq_wb_echo_{v}_quiet'), 2)} |"
                                    for v in levels))
+    heard = [(name.split("/", 1)[1], m) for name, m in echo.items()
+             if name.startswith("pesq-heard/")]
+    if heard:
+        levels = echo_levels(heard[0][1])
+        named = ", ".join(str(v) for v in levels[:-1]) + f" and {levels[-1]}"
+        cancellers = [name.rsplit("/", 1)[1] for name in echo
+                      if name.startswith(f"{heard[0][0]}/")]
+        lowered = dict(heard)
+        lines += ["", "The same double talk scored against the talker as the mic hears them (the"
+                  " talker with the room's noise: a perfect canceller's output, which scores"
+                  " PESQ-WB's maximum against itself) instead of the clean talker. Under this"
+                  " reading a canceller that keeps the room tone can reach 2.8. Each canceller,"
+                  f" and the talker with the scene's true echo turned down evenly by {named} dB"
+                  " (the scenes without the loudspeaker's clipping).", "",
+                  "| scene |" + "".join(f" {c} |" for c in cancellers)
+                  + "".join(f" echo −{v} dB |" for v in levels),
+                  "|---|" + "---|" * (len(cancellers) + len(levels))]
+        for scene in [name.rsplit("/", 1)[0] for name in echo
+                      if name.endswith("/ours") and echo[name].get("pesq_wb_heard") is not None
+                      and "/" not in name.rsplit("/", 1)[0]]:
+            m = lowered.get(scene, {})
+            lines.append(f"| {scene} |"
+                         + "".join(f" {f(echo.get(f'{scene}/{c}', {}).get('pesq_wb_heard'), 2)} |"
+                                   for c in cancellers)
+                         + "".join(f" {f(m.get(f'pesq_wb_echo_{v}'), 2)} |" for v in levels))
     shifted = [(name.split("/", 2)[1:], m) for name, m in echo.items()
                if name.startswith("shifted/")]
     if shifted:

@@ -24,6 +24,9 @@ enum EchoBench {
     var name: String
     var metrics: EchoSceneMetrics
     var pesq: Double?
+    /// PESQ-WB against the talker as the mic hears them (the talker and the room's noise: a
+    /// perfect canceller's output) instead of the clean talker.
+    var pesqHeard: Double?
     /// CPU microseconds per 10 ms of audio.
     var cost: Double
     /// Ours with the Swift kernels (``EchoKernels/swift``): the same, or nil if its output
@@ -74,7 +77,7 @@ enum EchoBench {
       // room's noise, the mic without its echo) against the clean talker.
       let ceiling =
         pesqWorks && !scene.headphones
-        ? doubleTalkPESQ(scene, zip(scene.talker, scene.noise).map(+), folder: tmp) : nil
+        ? doubleTalkPESQ(scene, scene.heardTalker, folder: tmp) : nil
       var rows: [String: Row] = [:]
       for canceller in cancellers where report.wants(section: section, row: canceller) {
         if let run = run(scene, canceller) {
@@ -109,6 +112,7 @@ enum EchoBench {
         recordEcho(m, as: name, report, againstReferences: true)
         report.record(section, name, "pesq_wb", row.pesq ?? .nan, "MOS")
         report.record(section, name, "pesq_wb_perfect", ceiling ?? .nan, "MOS")
+        report.record(section, name, "pesq_wb_heard", row.pesqHeard ?? .nan, "MOS")
         report.record(section, name, "talker_level", m.talkerLevel, "dB")
         report.record(section, name, "cpu_per_10ms", row.cost, "us")
         if canceller == "ours" {
@@ -123,6 +127,7 @@ enum EchoBench {
       doubleTalkSplit(ours, report)
       if options.scale >= 1 && pesqWorks {
         pesqDemand(measured.compactMap { m in m.rows["ours"].map { (m.scene, $0) } }, report)
+        pesqHeard(measured.map { ($0.scene, $0.rows) }, cancellers, report)
       }
       if options.scale >= 1 {
         shiftedScenes(report)
@@ -217,6 +222,44 @@ enum EchoBench {
       for (level, (n, q)) in zip(levels, zip(noisy, quiet)) {
         report.record(section, name, "pesq_wb_echo_\(Int(level))", n ?? .nan, "MOS")
         report.record(section, name, "pesq_wb_echo_\(Int(level))_quiet", q ?? .nan, "MOS")
+      }
+    }
+  }
+
+  /// PESQ-WB in double talk against the talker as the mic hears them (the talker and the room's
+  /// noise, a perfect canceller's output) rather than the clean talker, the reading under which
+  /// a canceller that keeps the room tone can reach any mark (a perfect one scores the
+  /// maximum): each canceller's, and the talker with the true echo turned down evenly by
+  /// ``pesqDemandLevels`` (the scenes without the loudspeaker's clipping).
+  static func pesqHeard(
+    _ scenes: [(EchoScene, [String: Row])], _ cancellers: [String], _ report: Report
+  ) {
+    let levels = pesqDemandLevels
+    let table = Table(
+      columns: [("scene", 22)] + cancellers.map { ($0, 8) } + levels.map { ("-\(Int($0)) dB", 6) })
+    table.start(
+      "PESQ-WB of the talker in double talk against the talker with the room's noise (a perfect"
+        + " canceller's output) instead of the clean talker: each canceller's, and the true"
+        + " echo turned down evenly by "
+        + levels.map { "\(Int($0))" }.joined(separator: ", ") + " dB")
+    let tmp = scratchFolder("pesq-heard")
+    defer { _ = system("rm -rf '\(tmp)'") }
+    let cell = { (v: Double?) in v.map { fixed($0, 2) } ?? "-" }
+    for (scene, rows) in scenes where !scene.headphones {
+      let heard = scene.heardTalker
+      var lowered: [Double?] = levels.map { _ in nil }
+      if !scene.nonlinear {
+        var out = heard
+        for (j, level) in levels.enumerated() {
+          let g = Float(pow(10, -level / 20))
+          for i in 0..<out.count { out[i] = heard[i] + g * scene.echo[i] }
+          lowered[j] = doubleTalkPESQ(scene, out, against: heard, folder: tmp)
+        }
+      }
+      table.row([scene.name] + cancellers.map { cell(rows[$0]?.pesqHeard) } + lowered.map(cell))
+      for (level, v) in zip(levels, lowered) {
+        guard let v else { continue }
+        report.record(section, "pesq-heard/\(scene.name)", "pesq_wb_echo_\(Int(level))", v, "MOS")
       }
     }
   }
@@ -463,11 +506,14 @@ enum EchoBench {
     let metrics = EchoSceneMetrics(scene: scene, output: out)
     dump(scene, canceller, out)
     var pesq: Double?
+    var pesqHeard: Double?
     if let folder, !scene.headphones {
       pesq = doubleTalkPESQ(scene, out, folder: folder)
+      pesqHeard = doubleTalkPESQ(scene, out, against: scene.heardTalker, folder: folder)
     }
     return Row(
-      name: scene.name, metrics: metrics, pesq: pesq, cost: seconds * 1e6 / blocks,
+      name: scene.name, metrics: metrics, pesq: pesq, pesqHeard: pesqHeard,
+      cost: seconds * 1e6 / blocks,
       swiftCost: swiftCost, lag: lag)
   }
 
@@ -489,11 +535,16 @@ enum EchoBench {
     system("python3 -c 'import pesq, scipy, soundfile' >/dev/null 2>&1") == 0
   }
 
-  /// PESQ-WB of the output against the clean talker over both double-talk spans (their mean).
-  static func doubleTalkPESQ(_ scene: EchoScene, _ out: [Float], folder: String) -> Double? {
+  /// PESQ-WB of the output over both double-talk spans (their mean), against the clean talker
+  /// or the given reference.
+  static func doubleTalkPESQ(
+    _ scene: EchoScene, _ out: [Float], against reference: [Float]? = nil, folder: String
+  ) -> Double? {
     let ref = folder + "/talker.wav"
     let deg = folder + "/out.wav"
-    guard writeFloatWAV(ref, scene.talker), writeFloatWAV(deg, out) else { return nil }
+    guard writeFloatWAV(ref, reference ?? scene.talker), writeFloatWAV(deg, out) else {
+      return nil
+    }
     let spans = EchoScene.doubleTalk.map { "\($0.lowerBound) \($0.upperBound)" }
     let script = DebugBuild.root + "/Benchmarks/echo_pesq.py"
     guard
@@ -616,4 +667,10 @@ enum EchoBench {
         section, "pipeline/\(key)", "retained", Double(retained), "bytes")
     }
   }
+}
+
+extension EchoScene {
+  /// The talker as the mic hears them: with the room's noise, the mic without its echo (a
+  /// perfect canceller's output).
+  var heardTalker: [Float] { zip(talker, noise).map(+) }
 }
