@@ -140,7 +140,8 @@ def echo_section(echo):
         # The levels the bench recorded (pesq_wb_echo_<dB>), not a copy of its list.
         levels = echo_levels(demand[0][1])
         named = ", ".join(str(v) for v in levels[:-1]) + f" and {levels[-1]}"
-        lines += ["", "What PESQ-WB 2.8 in double talk asks of the echo if it is only turned down:"
+        lines += ["", "pesq-demand: what PESQ-WB 2.8 in double talk asks of the echo if it is only"
+                  " turned down:"
                   f" the talker, whole, with the scene's true echo {named} dB down, in the"
                   " scene's room (white noise at -60 dBFS) and in a silent one. A suppressor takes"
                   " more out where the talker is quiet, so a canceller can score above the column"
@@ -166,7 +167,8 @@ def echo_section(echo):
         cancellers = [name.rsplit("/", 1)[1] for name in echo
                       if name.startswith(f"{heard[0][0]}/")]
         lowered = dict(heard)
-        lines += ["", "The same double talk scored against the talker as the mic hears them (the"
+        lines += ["", "pesq-heard: the same double talk scored against the talker as the mic hears"
+                  " them (the"
                   " talker with the room's noise: a perfect canceller's output, which scores"
                   " PESQ-WB's maximum against itself) instead of the clean talker. Under this"
                   " reading a canceller that keeps the room tone can reach 2.8. Each canceller,"
@@ -186,7 +188,8 @@ def echo_section(echo):
     shifted = [(name.split("/", 2)[1:], m) for name, m in echo.items()
                if name.startswith("shifted/")]
     if shifted:
-        lines += ["", "Ours on the same scenes with the app's piece started later (`EchoScene`'s"
+        lines += ["", "shifted: ours on the same scenes with the app's piece started later"
+                  " (`EchoScene`'s"
                   " `appShift`, rotated): other words and notes in the first seconds, under the"
                   " talker and at the path change. The canceller was tuned on the scenes above;"
                   " these show where its figures hold off them. ERLE before / after the change,"
@@ -200,7 +203,8 @@ def echo_section(echo):
     noisy = [(name.split("/", 1)[1], m) for name, m in echo.items()
              if name.startswith("noisy-room/")]
     if noisy:
-        lines += ["", "Ours on the same scenes in a room 15 dB noisier (white noise at -45 dBFS"
+        lines += ["", "noisy-room: ours on the same scenes in a room 15 dB noisier (white noise at"
+                  " -45 dBFS"
                   " instead of -60; the canceller was not tuned on it). ERLE before / after the"
                   " change and a perfect canceller's (mic minus the true echo: the room's noise"
                   " limits it), convergence from the start / the change (s; 20 dB, or within 3 dB"
