@@ -83,6 +83,11 @@ def echo_levels(m):
     return sorted(int(k.rsplit("_", 1)[1]) for k in m if re.fullmatch(r"pesq_wb_echo_\d+", k))
 
 
+def spoken(levels):
+    """The levels as a sentence names them: "20, 25, 30 and 35"."""
+    return ", ".join(str(v) for v in levels[:-1]) + f" and {levels[-1]}"
+
+
 def echo_section(echo):
     lines = ["## Echo cancellation (`pcm-mix-bench --filter echo`)", "",
              "Each `EchoScene` (20 s at 48 kHz: app speech or music through a loudspeaker into the"
@@ -139,7 +144,7 @@ def echo_section(echo):
     if demand:
         # The levels the bench recorded (pesq_wb_echo_<dB>), not a copy of its list.
         levels = echo_levels(demand[0][1])
-        named = ", ".join(str(v) for v in levels[:-1]) + f" and {levels[-1]}"
+        named = spoken(levels)
         lines += ["", "pesq-demand: what PESQ-WB 2.8 in double talk asks of the echo if it is only"
                   " turned down:"
                   f" the talker, whole, with the scene's true echo {named} dB down, in the"
@@ -163,7 +168,7 @@ def echo_section(echo):
              if name.startswith("pesq-heard/")]
     if heard:
         levels = echo_levels(heard[0][1])
-        named = ", ".join(str(v) for v in levels[:-1]) + f" and {levels[-1]}"
+        named = spoken(levels)
         cancellers = [name.rsplit("/", 1)[1] for name in echo
                       if name.startswith(f"{heard[0][0]}/")]
         lowered = dict(heard)

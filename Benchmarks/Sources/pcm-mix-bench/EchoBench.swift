@@ -126,8 +126,9 @@ enum EchoBench {
       let ours = measured.compactMap { m in m.rows["ours"].map { (m.scene, $0.metrics) } }
       doubleTalkSplit(ours, report)
       if options.scale >= 1 && pesqWorks {
-        pesqDemand(measured.compactMap { m in m.rows["ours"].map { (m.scene, $0) } }, report)
-        pesqHeard(measured.map { ($0.scene, $0.rows) }, cancellers, report)
+        let heard = pesqDemand(
+          measured.compactMap { m in m.rows["ours"].map { (m.scene, $0) } }, report)
+        pesqHeard(measured.map { ($0.scene, $0.rows) }, cancellers, lowered: heard, report)
       }
       if options.scale >= 1 {
         shiftedScenes(report)
@@ -187,8 +188,9 @@ enum EchoBench {
   /// suppressor does not turn the echo down evenly (it takes out more where the talker is
   /// quiet), so a canceller can score above the level its echo reduction matches: ours does on
   /// speech. The scenes without the loudspeaker's clipping (the clipped echo is another
-  /// signal, not another level).
-  static func pesqDemand(_ scenes: [(EchoScene, Row)], _ report: Report) {
+  /// signal, not another level). Returns, by scene name, the same lowered echoes' PESQ-WB
+  /// against the talker with the room's noise (for ``pesqHeard(_:_:lowered:_:)``).
+  static func pesqDemand(_ scenes: [(EchoScene, Row)], _ report: Report) -> [String: [Double?]] {
     let levels = pesqDemandLevels
     let table = Table(
       columns: [("scene", 22), ("ours", 4), ("ours DT echo", 12)]
@@ -200,20 +202,27 @@ enum EchoBench {
         + " one (quiet); ours beside it (PESQ-WB, echo reduction dB)")
     let tmp = scratchFolder("pesq-demand")
     defer { _ = system("rm -rf '\(tmp)'") }
+    var lowered: [String: [Double?]] = [:]
     for (scene, ours) in scenes where !scene.headphones && !scene.nonlinear {
       var noisy: [Double?] = []
       var quiet: [Double?] = []
+      var againstHeard: [Double?] = []
+      let heard = scene.heardTalker
       var withRoom = [Float](repeating: 0, count: scene.mic.count)
       var silent = withRoom
+      var heardLowered = withRoom
       for level in levels {
         let g = Float(pow(10, -level / 20))
         for i in 0..<withRoom.count {
           silent[i] = scene.talker[i] + g * scene.echo[i]
           withRoom[i] = silent[i] + scene.noise[i]
+          heardLowered[i] = heard[i] + g * scene.echo[i]
         }
         noisy.append(doubleTalkPESQ(scene, withRoom, folder: tmp))
         quiet.append(doubleTalkPESQ(scene, silent, folder: tmp))
+        againstHeard.append(doubleTalkPESQ(scene, heardLowered, against: heard, folder: tmp))
       }
+      lowered[scene.name] = againstHeard
       let name = "pesq-demand/\(scene.name)"
       let cell = { (v: Double?) in v.map { fixed($0, 2) } ?? "n/a" }
       table.row(
@@ -224,15 +233,18 @@ enum EchoBench {
         report.record(section, name, "pesq_wb_echo_\(Int(level))_quiet", q ?? .nan, "MOS")
       }
     }
+    return lowered
   }
 
   /// PESQ-WB in double talk against the talker as the mic hears them (the talker and the room's
   /// noise, a perfect canceller's output) rather than the clean talker, the reading under which
   /// a canceller that keeps the room tone can reach any mark (a perfect one scores the
   /// maximum): each canceller's, and the talker with the true echo turned down evenly by
-  /// ``pesqDemandLevels`` (the scenes without the loudspeaker's clipping).
+  /// ``pesqDemandLevels`` (`lowered`, by scene name, from ``pesqDemand(_:_:)``: the scenes
+  /// without the loudspeaker's clipping).
   static func pesqHeard(
-    _ scenes: [(EchoScene, [String: Row])], _ cancellers: [String], _ report: Report
+    _ scenes: [(EchoScene, [String: Row])], _ cancellers: [String],
+    lowered: [String: [Double?]], _ report: Report
   ) {
     let levels = pesqDemandLevels
     let table = Table(
@@ -242,22 +254,11 @@ enum EchoBench {
         + " canceller's output) instead of the clean talker: each canceller's, and the true"
         + " echo turned down evenly by "
         + levels.map { "\(Int($0))" }.joined(separator: ", ") + " dB")
-    let tmp = scratchFolder("pesq-heard")
-    defer { _ = system("rm -rf '\(tmp)'") }
     let cell = { (v: Double?) in v.map { fixed($0, 2) } ?? "-" }
     for (scene, rows) in scenes where !scene.headphones {
-      let heard = scene.heardTalker
-      var lowered: [Double?] = levels.map { _ in nil }
-      if !scene.nonlinear {
-        var out = heard
-        for (j, level) in levels.enumerated() {
-          let g = Float(pow(10, -level / 20))
-          for i in 0..<out.count { out[i] = heard[i] + g * scene.echo[i] }
-          lowered[j] = doubleTalkPESQ(scene, out, against: heard, folder: tmp)
-        }
-      }
-      table.row([scene.name] + cancellers.map { cell(rows[$0]?.pesqHeard) } + lowered.map(cell))
-      for (level, v) in zip(levels, lowered) {
+      let values = lowered[scene.name] ?? levels.map { _ in nil }
+      table.row([scene.name] + cancellers.map { cell(rows[$0]?.pesqHeard) } + values.map(cell))
+      for (level, v) in zip(levels, values) {
         guard let v else { continue }
         report.record(section, "pesq-heard/\(scene.name)", "pesq_wb_echo_\(Int(level))", v, "MOS")
       }
