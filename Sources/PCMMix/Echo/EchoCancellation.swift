@@ -72,7 +72,10 @@ public struct EchoStatistics: Equatable, Sendable {
   public var doubleTalkFraction = 0.0
   /// Whether the mic passes through unchanged because no echo was found.
   public var isBypassed = true
-  /// Times the shadow filter took over from the main one (an echo path change).
+  /// Times the canceller found that the echo path changed (the phone was moved): the shadow
+  /// filter took over from the main one, or the path-change detector set the filter's
+  /// uncertainty back to its prior. A reset the detector held back and dropped (a talker's
+  /// first syllable) does not count.
   public var pathChanges = 0
 
   /// Creates empty statistics.
