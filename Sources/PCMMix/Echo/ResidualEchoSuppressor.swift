@@ -14,7 +14,8 @@
 /// but a fifth of the last 0.2 s or so, three more count: what that estimate holds beyond the
 /// filter's, three times over; the error up to the filter's estimate where the two have one
 /// shape (the filter is wrong there, the path having changed); and the whole error in the bins
-/// where the app's power has just risen (a note's onset). Gains rise halfway a block and fall at
+/// where the app's power has just risen (a note's onset); not in a block that reads as a
+/// talker's onset (``onsetBar``). Gains rise halfway a block and fall at
 /// once (``gainShares``); while a talker is heard, they rise faster and fall part of the way
 /// (``talkerGains``). For the app's first 1.5 s (``startSeconds``) the gains take every block
 /// as the echo alone. Comfort noise at the room's tone (``roomTone``) fills what was taken out.
@@ -72,6 +73,9 @@ struct ResidualEchoSuppressor {
   var onsetHold: [UInt8]
   /// Blocks since the last sign of a near-end voice.
   var voiceQuiet = 0
+  /// Whether this block reads as a talker's onset, before the voice rate can (see
+  /// ``onsetBar``).
+  var voiceOnset = false
   /// Whether the last block's error held more than the residual echo and the noise explain: a
   /// near-end voice, whether the app plays or not.
   var nearEnd = false
@@ -252,6 +256,7 @@ struct ResidualEchoSuppressor {
     } else {
       // No app: nothing the detector cannot tell from a voice.
       voiceUncertain = false
+      voiceOnset = false
       if nearEnd {
         // In the app's pauses its echo still rings in the mic (the output latency, the room's
         // tail): the same shape test, for the ducker.
@@ -414,6 +419,7 @@ struct ResidualEchoSuppressor {
     voiceQuiet = voice ? 0 : voiceQuiet + 1
     lastShare = unexplainedShare(
       mic: mic, reference: reference, bypass: bypass, noiseScale: Self.voiceRateNoise)
+    voiceOnset = voice && unexplainedBands() >= Self.onsetBar.bands
     // Double talk, for the statistics: the error outweighs the residual estimate and the noise,
     // and the app's power through the learnt path leaves a quarter of the mic unexplained. The
     // first test alone also counts what the filter has not yet learnt (a new note, the room's
@@ -614,6 +620,31 @@ struct ResidualEchoSuppressor {
   /// 120 ms RT60 0.5 s reconverged in 1.5 s instead of 0.2); rising at once while talking did the
   /// same on a shifted scene (1.6 s instead of 0.2).
   static let talkerGains: (rise: Float, fall: Float, voiceRate: Float) = (0.7, 0.4, 0.3)
+  /// A talker's onset, read in the block it comes (``voiceOnset``): the voice test fires (the
+  /// mic outweighs the echo estimate or parts from its shape) and in at least `bands` octave
+  /// bands, each holding over `weight` of the mic's power, the mic is over `excess` times what
+  /// the app's power explains through the path's learnt gain (twice the unexplained share's
+  /// margin). In such a block the gains leave out the estimates for where the app explains the
+  /// mic (notes the filter has not learnt, its misadjustment, a note's onset) and move as while
+  /// a talker is heard (``talkerGains``). The voice rate takes 60–180 ms to open over a talker
+  /// who starts with the app (a running mean over about 40 blocks), and in that time those
+  /// estimates took the first syllable for a note the filter had not learnt: on music 120 ms
+  /// RT60 0.5 s with the app's piece from 2.15 s, where each span of double talk begins with a
+  /// new chord, the talker's first 150 ms came out at 0.11–0.63 of their level
+  /// (`scripts/echo_headroom.py`). On the echo bench's 64 loudspeaker scenes
+  /// (`pcm-mix-bench --filter echo/ours`) double talk rose by 0.00 to +0.80 dB SI-SDR and fell
+  /// on none (music 120 ms +0.42 to +0.48, speech 120 ms RT60 0.5 s 18.95 → 19.50, the shifted
+  /// music 120 ms scenes from 2.15 s 13.12–13.82 → 13.64–14.62); ERLE moved −0.14 to +0.01
+  /// dB, PESQ-WB −0.01 (−0.02 against the talker with the room's noise), convergence not at
+  /// all; shifted scenes missing a target 8 → 5. The noisy room's records moved by 0.01 dB at
+  /// most, the ducking bench's not at all. With the mic over 2.25 times the app's explaining
+  /// power (1.5 × the margin) double talk rose up to +0.90 dB but ERLE before the path change
+  /// fell up to 1.0 dB; over 4.5 times, up to +0.58 with ERLE unmoved. Leaving out only the
+  /// estimate for notes the filter has not learnt, on the block's unexplained share alone
+  /// (over 0.25 while the voice test fires), took that scene's double talk from 13.32 to 14.59
+  /// dB but its ERLE before the path change to 24.9; on the ducking detector's verdict, to
+  /// 13.80 (the 64 scenes +0.00 to +0.69, ERLE down to −0.48).
+  static let onsetBar: (bands: Int, excess: Double, weight: Double) = (3, 3, 0.05)
   /// For the suppressor's voice rate (``voiceRate``), the share of the mic the app's power
   /// does not explain counts the mic's power above this many times its noise floor. The floor
   /// is a minimum of the smoothed power, well under the noise's mean. At 1, in a room 15 dB
@@ -673,12 +704,34 @@ struct ResidualEchoSuppressor {
     sumBands(mic: mic, reference: reference, direct: direct, noiseScale: noiseScale)
     var total = 0.0
     var left = 0.0
-    for b in 0..<Self.bandCount
-    where pathGainBlocks[b] >= Self.learntBlocks || bandR[b] < 1e-9 * (bandE[b] + 1e-30) {
+    for b in 0..<Self.bandCount where sharesBand(b) {
       total += bandE[b]
       left += max(0, bandE[b] - 1.5 * Double(pathGain[b]) * bandR[b])
     }
     return total > 0 ? Float(left / total) : 1
+  }
+
+  /// Whether band `b` counts in the unexplained share: its path gain is learnt, or the app
+  /// plays nothing there.
+  func sharesBand(_ b: Int) -> Bool {
+    pathGainBlocks[b] >= Self.learntBlocks || bandR[b] < 1e-9 * (bandE[b] + 1e-30)
+  }
+
+  /// The bands that the last
+  /// ``unexplainedShare(mic:reference:direct:bypass:noiseScale:)`` found the mic in far beyond
+  /// what the app's power explains (see ``onsetBar``).
+  func unexplainedBands() -> Int {
+    var total = 0.0
+    for b in 0..<Self.bandCount where sharesBand(b) { total += bandE[b] }
+    let bar = Self.onsetBar
+    var count = 0
+    for b in 0..<Self.bandCount
+    where pathGainBlocks[b] >= Self.learntBlocks && bandE[b] > bar.weight * total
+      && bandE[b] > bar.excess * Double(pathGain[b]) * bandR[b]
+    {
+      count += 1
+    }
+    return count
   }
 
   /// For ducking, whether the mic (already over the energy test) holds a voice: it stands
@@ -798,20 +851,22 @@ struct ResidualEchoSuppressor {
     // more; a music onset now and then does not close it): the echo the path's gain predicts
     // that the filter's estimate does not hold (notes the filter has not learnt), three times
     // over.
-    let explained = echoDue && voiceRate < 0.2
+    // None of the three while this block reads as a talker's onset (``onsetBar``).
+    let onset = voiceOnset && !starting
+    let explained = echoDue && voiceRate < 0.2 && !onset
     let unlearnt: Float = explained ? 3 : 0
     // The fourth, where the app has explained the mic lately and the mic has the estimate's
     // shape: the error itself, up to the estimate. There the filter is wrong, not a voice
     // present: a note heard last before the echo path changed, whose estimate has the old
     // path's phase, leaves an error as loud as the echo.
-    let misadjusted: Float = echoDue && voiceRate < 0.3 && coherence > 0.88 ? 1 : 0
+    let misadjusted: Float = echoDue && voiceRate < 0.3 && coherence > 0.88 && !onset ? 1 : 0
     // And in the bins where the app's power has just risen (4 times its recent mean, in the
     // last 8 blocks) the whole error, while the app explains the mic: the onset of a note
     // that neither the filter nor the path's gain per band can know yet (the room's gain at
     // one frequency is often 10 dB off its band's; marked by ``markOnsets(reference:)``).
     let floor: Float = 0.0316
     let shares =
-      voiceRate > Self.talkerGains.voiceRate
+      voiceRate > Self.talkerGains.voiceRate || onset
       ? (rise: Self.talkerGains.rise, fall: Self.talkerGains.fall) : Self.gainShares
     let on = settings.suppression > 0 && !bypass
     let comfort = on && settings.comfortNoise
