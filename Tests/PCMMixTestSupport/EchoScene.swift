@@ -470,8 +470,9 @@ public struct EchoSceneMetrics: Sendable {
     talkerLevel = 20 * log10(Self.projection(talkOut, talkRef))
   }
 
-  /// The scale that best fits `reference` to `x` (least squares).
-  static func projection(_ x: [Float], _ reference: [Float]) -> Double {
+  /// The scale that best fits `reference` to `x` (least squares): how loud the talker comes
+  /// out (1: whole).
+  public static func projection(_ x: [Float], _ reference: [Float]) -> Double {
     var xy = 0.0
     var yy = 0.0
     for i in 0..<x.count {

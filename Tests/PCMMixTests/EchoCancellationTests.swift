@@ -159,20 +159,11 @@ import Testing
     let out = scene.cancelled().output
     let rate = Double(EchoScene.rate)
     let first = Int(6 * rate)..<Int(6.15 * rate)
-    #expect(Self.talkerScale(Array(out[first]), Array(scene.talker[first])) >= 0.6)
+    #expect(
+      EchoSceneMetrics.projection(Array(out[first]), Array(scene.talker[first])) >= 0.6)
     let m = EchoSceneMetrics(scene: scene, output: out)
     #expect(m.doubleTalkSISDR >= 13.9)
     try Self.expectEchoAloneTargets(m)
-  }
-
-  /// The least-squares scale of `reference` in `x`: how loud the talker comes out (1: whole).
-  static func talkerScale(_ x: [Float], _ reference: [Float]) -> Double {
-    var (cross, power) = (0.0, 0.0)
-    for (a, b) in zip(x, reference) {
-      cross += Double(a) * Double(b)
-      power += Double(b) * Double(b)
-    }
-    return cross / max(power, 1e-30)
   }
 
   /// The speech scene with the app's piece started `appShift` s in, held to the echo
