@@ -181,9 +181,13 @@ struct MixSession {
   }
 
   /// Frames a side may hold and still be read again: with the canceller, the mic is mixed only
-  /// up to what it has cleaned, which needs a block of both sides beyond it; with ducking the
-  /// app waits for the look-ahead's voice decisions past it as well.
-  var readMargin: Int { echo.map { 1_024 + ($0.ducker?.lookaheadFrames ?? 0) } ?? 0 }
+  /// up to what it has cleaned, which needs its latency and a block of both sides beyond it
+  /// (and three blocks to spare); with ducking the app waits for the look-ahead's voice
+  /// decisions past it as well.
+  var readMargin: Int {
+    echo.map { $0.canceller.latency + 3 * $0.canceller.hop + ($0.ducker?.lookaheadFrames ?? 0) }
+      ?? 0
+  }
 
   /// A chain to 48 kHz (or `--rate`) stereo, as each side has.
   func makeChain() -> SourceChain {

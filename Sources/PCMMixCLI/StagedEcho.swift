@@ -2,9 +2,9 @@ import PCMMix
 
 /// `mix --echo-cancel` and `--duck`: the echo canceller on the mic's staged frames, with the
 /// app's staged frames at the same output positions as the reference (both inputs start at
-/// frame 0). The canceller gives each block one block late, so the mic is clean up to one block
-/// behind what both sides have staged; at an input's end the rest is worked through against
-/// silence. With `--duck` its near-end voice decisions feed a ``Ducker`` (with cancellation
+/// frame 0). The canceller gives each block ``EchoCanceller/latency`` late (a block and its
+/// suppressor's look-ahead), so the mic is clean up to that far behind what both sides have
+/// staged; at an input's end the rest is worked through against silence. With `--duck` its near-end voice decisions feed a ``Ducker`` (with cancellation
 /// off the canceller runs for the detector alone and leaves the mic as it is).
 struct StagedEcho {
   var canceller: EchoCanceller
@@ -17,11 +17,10 @@ struct StagedEcho {
   var micMid: [Float]
   var appMid: [Float]
   var clean: [Float]
-  /// The mic's mid of the block before `next`'s (what the output is compared against).
-  var previous: [Float]
 
   init(rate: Int, settings: EchoCancellation, corrects: Bool = true, ducking: Ducking? = nil) {
-    canceller = EchoCanceller(rate: rate, settings: settings)
+    // Only cleaning the mic needs the suppressor's look-ahead; the detector alone does not.
+    canceller = EchoCanceller(rate: rate, settings: settings, lookahead: corrects ? nil : 0)
     self.corrects = corrects
     ducker = ducking.map { Ducker($0, rate: rate) }
     canceller.detectsVoice = ducking != nil
@@ -29,7 +28,6 @@ struct StagedEcho {
     micMid = [Float](repeating: 0, count: h)
     appMid = micMid
     clean = micMid
-    previous = micMid
   }
 
   /// Cleans `mic` as far as both sides allow. `first` is the output position of each staging's
@@ -40,9 +38,10 @@ struct StagedEcho {
     app: Staging, appFirst: Int, appEnd: Int?, appLength: Int
   ) -> Int {
     let h = canceller.hop
+    let late = canceller.latency
     while true {
       let p = next
-      if micEnd == nil && p - h >= micLength { break }
+      if micEnd == nil && p - late >= micLength { break }
       if let e = micEnd, e < p + h { break }
       if let e = appEnd, e < p + h { break }
       for i in 0..<h {
@@ -57,24 +56,25 @@ struct StagedEcho {
           }
         }
       }
-      if corrects && !canceller.statistics.isBypassed {
-        for i in 0..<h {
-          let q = p - h + i - micFirst
-          guard q >= 0 && q < micLength - micFirst else { continue }
-          mic.add(clean[i] - previous[i], at: q)
+      if corrects && !canceller.outputBypassed {
+        canceller.withOutputMic { previous in
+          for i in 0..<h {
+            let q = p - late + i - micFirst
+            guard q >= 0 && q < micLength - micFirst else { continue }
+            mic.add(clean[i] - previous[i], at: q)
+          }
         }
       }
       ducker?.note(
         voice: canceller.nearEndVoice, uncertain: canceller.nearEndUncertain, start: p - h,
         frames: h)
-      swap(&previous, &micMid)
       next = p + h
     }
-    return max(0, min(micLength, next - h) - micFirst)
+    return max(0, min(micLength, next - late) - micFirst)
   }
 
-  /// The output position up to which voice decisions are in (the canceller's output lags its
-  /// input by one block).
+  /// The output position up to which voice decisions are in (they lag the canceller's input
+  /// by one block; its output lags it by its latency).
   var decided: Int { next - canceller.hop }
 }
 

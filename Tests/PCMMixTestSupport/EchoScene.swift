@@ -499,30 +499,37 @@ public struct EchoSceneMetrics: Sendable {
 extension EchoScene {
   /// The scene's mic through an ``EchoCanceller`` with the app as its reference, block by
   /// block, with the canceller's latency taken off: the output aligned with the mic.
+  /// `lookahead`: the suppressor's, in blocks (`nil`: the canceller's default).
   package func cancelled(
-    _ settings: EchoCancellation = EchoCancellation(), kernels: EchoKernels = .c
+    _ settings: EchoCancellation = EchoCancellation(), kernels: EchoKernels = .c,
+    lookahead: Int? = nil
   ) -> (output: [Float], statistics: EchoStatistics) {
-    Self.cancel(mic: mic, app: app, settings, kernels: kernels)
+    Self.cancel(mic: mic, app: app, settings, kernels: kernels, lookahead: lookahead)
   }
 
   /// `mic` through the canceller with `app` as its reference, block by block (see
-  /// ``cancelled(_:kernels:)``): its output, aligned with the mic, and its statistics.
+  /// ``cancelled(_:kernels:lookahead:)``): its output, aligned with the mic, and its
+  /// statistics.
   package static func cancel(
     mic: [Float], app: [Float], _ settings: EchoCancellation = EchoCancellation(),
-    kernels: EchoKernels = .c
+    kernels: EchoKernels = .c, lookahead: Int? = nil
   ) -> (output: [Float], statistics: EchoStatistics) {
-    var canceller = EchoCanceller(rate: Self.rate, settings: settings, kernels: kernels)
+    var canceller = EchoCanceller(
+      rate: Self.rate, settings: settings, kernels: kernels, lookahead: lookahead)
     let h = canceller.hop
+    let late = canceller.latency
     let n = mic.count
-    var out = [Float](repeating: 0, count: n + 2 * h)
+    var out = [Float](repeating: 0, count: n + late + h)
     let zeros = [Float](repeating: 0, count: h)
     var block = [Float](repeating: 0, count: h)
     var at = 0
-    while at < n + h {
+    while at < n + late {
       let m = mic.count - at >= h ? Array(mic[at..<(at + h)]) : zeros
       let a = app.count - at >= h ? Array(app[at..<(at + h)]) : zeros
       canceller.process(mic: m, reference: a, output: &block)
-      if at >= h { for i in 0..<h where at - h + i < out.count { out[at - h + i] = block[i] } }
+      if at >= late {
+        for i in 0..<h where at - late + i < out.count { out[at - late + i] = block[i] }
+      }
       at += h
     }
     return (Array(out[0..<n]), canceller.statistics)

@@ -189,5 +189,16 @@ import Testing
     #expect(c.timingLatency == .fixed(seconds: 0.8))
     c.ducking?.lookahead = 0
     #expect(c.timingLatency == .fixed(seconds: 0.8))
+    // Echo cancellation: the suppressor's look-ahead (8 blocks of 256 frames at 48 kHz) and
+    // 30 ms (the canceller's block, the one past it, a pull), under the ducking's when on.
+    c.ducking = nil
+    c.echoCancellation = EchoCancellation()
+    c.latency = .fixed(seconds: 0.02)
+    #expect(c.timingLatency == .fixed(seconds: 0.03 + 2_048.0 / 48_000))
+    c.ducking = Ducking()
+    #expect(c.timingLatency == .fixed(seconds: 0.5 + 0.03 + 2_048.0 / 48_000))
+    c.latency = .adaptive(minimum: 0.1, maximum: 1)
+    c.ducking = nil
+    #expect(c.timingLatency == .adaptive(minimum: 0.1, maximum: 1))
   }
 }

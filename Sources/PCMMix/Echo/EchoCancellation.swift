@@ -21,7 +21,10 @@
 ///   (loudspeaker distortion, the tail beyond the filter) outweighs the near end; where the mic is
 ///   the echo alone it also counts the app's own power through the echo path's learnt gain, so
 ///   what the filter has not learnt yet (a note of music it has not heard) is taken out too.
-///   For the app's first 1.5 s it takes every block as the echo alone, before the filter has
+///   It waits 43 ms (8 blocks at 48 kHz) for the voice decisions after each block, so that a
+///   talker's first syllable, which it reads only once the syllable has spread over several
+///   bands, is kept from its start. For the app's first 1.5 s it takes every block as the echo
+///   alone, before the filter has
 ///   heard enough of the app to tell its echo from a voice: a talker who speaks over the app
 ///   that early loses some words there (about 5 dB SI-SDR instead of 11 over the first second).
 ///   **Comfort noise** fills what it takes out back to the room's noise floor.

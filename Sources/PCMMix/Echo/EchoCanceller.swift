@@ -2,8 +2,9 @@ import CPCMMixCore
 
 /// The echo canceller (see ``EchoCancellation``), on one mono stream: each call takes a block of
 /// ``hop`` frames of the mic and of the reference (the app's audio on the same timeline) and
-/// gives ``hop`` frames of output, those of the block before (``latency`` = one block: the
-/// suppressor's overlap-add). Everything is allocated at creation.
+/// gives ``hop`` frames of output, those of an earlier block (``latency``: a block for the
+/// suppressor's overlap-add, and its look-ahead, ``lookaheadBlocks(rate:)``). Everything is
+/// allocated at creation.
 ///
 /// The linear part is a partitioned-block frequency-domain adaptive filter in overlap-save form:
 /// blocks of 256 frames, FFTs of 512, P partitions of the delayed reference's spectra. The main
@@ -121,8 +122,9 @@ package struct EchoCanceller {
   var pathProfile: [Float]
   /// The partition of the direct path in ``pathProfile`` (its largest weight).
   var directPartition = 0
-  /// Whether the last output block (``latency`` behind the input) holds a near-end voice: what
-  /// is left of the mic after the echo is more than the residual echo and the noise explain.
+  /// Whether the block before the input's holds a near-end voice (the suppressor's frame ends
+  /// in the input's block; its look-ahead does not delay the verdict): what is left of the mic
+  /// after the echo is more than the residual echo and the noise explain.
   /// (Only while ``detectsVoice``.)
   package var nearEndVoice: Bool {
     suppressor.nearEnd && (echoSettled || blockIndex - lastFarBlock > echoReach)
@@ -191,7 +193,11 @@ package struct EchoCanceller {
   /// Blocks in the ring of reference spectra.
   var ringBlocks: Int { lags + partitions + 2 }
 
-  package init(rate: Int, settings: EchoCancellation, kernels: EchoKernels = .c) {
+  /// `lookahead`: blocks the suppressor's gains wait for the voice decisions after them (see
+  /// ``lookaheadBlocks(rate:)``, the default; 0: none, the output a block late).
+  package init(
+    rate: Int, settings: EchoCancellation, kernels: EchoKernels = .c, lookahead: Int? = nil
+  ) {
     self.rate = rate
     self.settings = settings
     self.kernels = kernels
@@ -218,9 +224,12 @@ package struct EchoCanceller {
     processNoise = [Float](repeating: Self.processNoiseLevels.acquiring, count: 257)
     micPrev = [Float](repeating: 0, count: 256)
     echoPrev = [Float](repeating: 0, count: 256)
+    let lookahead = max(0, lookahead ?? Self.lookaheadBlocks(rate: rate))
     suppressor = ResidualEchoSuppressor(
       bins: 257, settings: settings,
-      startBlocks: Int(ResidualEchoSuppressor.startSeconds * Double(rate)) / 256)
+      startBlocks: Int(ResidualEchoSuppressor.startSeconds * Double(rate)) / 256,
+      lookahead: lookahead)
+    micRing = [Float](repeating: 0, count: (lookahead + 2) * 256)
     tail = [Float](repeating: 0, count: 256)
     pathProfile = [Float](repeating: 0, count: partitions)
     scratch = [Float](repeating: 0, count: 20 * 520)
@@ -246,8 +255,42 @@ package struct EchoCanceller {
       }
     }
   }
-  /// Frames of output delay.
-  package var latency: Int { hop }
+  /// The suppressor's look-ahead (``ResidualEchoSuppressor/lookahead``): the blocks in 40 ms
+  /// (8 at 48 kHz, 43 ms). A block's gains then leave out the estimates that took a talker's
+  /// first syllable for a note the filter has not learnt (``ResidualEchoSuppressor/onsetBar``)
+  /// when the onset is read in that block or in the 8 after it. The onset bar reads a syllable
+  /// over music some blocks after it begins, once its power has spread over three bands; the
+  /// blocks before lost it. On the echo bench's 64 loudspeaker scenes (`pcm-mix-bench --filter
+  /// echo/ours`) 8 blocks raised double talk by 0.00 to +0.74 dB SI-SDR (4 blocks: up to +0.52;
+  /// 16: up to +0.99), ERLE moving −0.49 to +0.02 dB (4: −0.40; 16: −0.60); shifted scenes
+  /// missing a target 5 → 4. Looking ahead at the voice rate instead (a block's gains taking
+  /// the larger of its rate and the newest block's) raised double talk as much (up to +0.75
+  /// dB) but took up to 5.3 dB off ERLE before the path change, two shifted music scenes
+  /// falling under 25 dB: a false rise of the rate where the app plays alone then counted for
+  /// the blocks before it too.
+  package static func lookaheadBlocks(rate: Int) -> Int {
+    Int((0.04 * Double(rate) / 256).rounded())
+  }
+  /// ``lookaheadBlocks(rate:)`` in seconds.
+  package static func lookaheadSeconds(rate: Int) -> Double {
+    Double(lookaheadBlocks(rate: rate) * 256) / Double(rate)
+  }
+  /// Frames of output delay: a block (the suppressor's overlap-add) and its look-ahead.
+  package var latency: Int { hop * (1 + suppressor.lookahead) }
+  /// The mic's blocks from the one the last output stands for to the input's: a ring of the
+  /// suppressor's look-ahead + 2.
+  var micRing: [Float]
+  /// The mic's block that the last output stands for (``latency`` behind the input): the
+  /// stages add the output less this block to the mic; while bypassed the output is this
+  /// block.
+  package func withOutputMic<R>(_ body: (UnsafePointer<Float>) -> R) -> R {
+    let depth = suppressor.lookahead + 2
+    return micRing.withUnsafeBufferPointer {
+      body($0.baseAddress! + (blockIndex + 1) % depth * hop)
+    }
+  }
+  /// Whether the last output is the mic's block as it came (no echo found when it was taken).
+  package var outputBypassed: Bool { suppressor.outputBypass }
 
   /// Bytes held.
   package var retainedBytes: Int {
@@ -255,11 +298,11 @@ package struct EchoCanceller {
       * (refBlock.count + spectra.count + main.count + covariance.count + shadow.count
         + nearPower.count + refPower.count + steadiness.count + advance.count
         + processNoise.count + 2 * hop + tail.count + scratch.count
-        + window.count + pathProfile.count) + suppressor.retainedBytes
+        + window.count + pathProfile.count + micRing.count) + suppressor.retainedBytes
   }
 
-  /// One block: `mic` and `reference` (``hop`` frames each) in, the previous block's output
-  /// into `output`.
+  /// One block: `mic` and `reference` (``hop`` frames each) in, the output of the block
+  /// ``latency`` earlier into `output`.
   package mutating func process(
     mic: UnsafePointer<Float>, reference: UnsafePointer<Float>, output: UnsafeMutablePointer<Float>
   ) {
@@ -339,9 +382,13 @@ package struct EchoCanceller {
         echoSettled =
           settledBlocks >= Self.settlingBlocks || (bypassed && suppressor.farBlocks > rate / h)
       }
-      if bypassed {
-        // The mic as it came, one block late: bit for bit.
-        micPrev.withUnsafeBufferPointer { output.update(from: $0.baseAddress!, count: h) }
+      let depth = suppressor.lookahead + 2
+      micRing.withUnsafeMutableBufferPointer {
+        ($0.baseAddress! + blockIndex % depth * h).update(from: mic, count: h)
+      }
+      if suppressor.outputBypass {
+        // The mic as it came, ``latency`` late: bit for bit.
+        withOutputMic { output.update(from: $0, count: h) }
       }
       micPrev.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: mic, count: h) }
     }

@@ -15,7 +15,8 @@
 /// filter's, three times over; the error up to the filter's estimate where the two have one
 /// shape (the filter is wrong there, the path having changed); and the whole error in the bins
 /// where the app's power has just risen (a note's onset); not in a block that reads as a
-/// talker's onset (``onsetBar``). Gains rise halfway a block and fall at
+/// talker's onset (``onsetBar``), or that has one read in the ``lookahead`` blocks after it (a
+/// block's gains wait for them in ``pending``). Gains rise halfway a block and fall at
 /// once (``gainShares``); while a talker is heard, they rise faster and fall part of the way
 /// (``talkerGains``). For the app's first 1.5 s (``startSeconds``) the gains take every block
 /// as the echo alone. Comfort noise at the room's tone (``roomTone``) fills what was taken out.
@@ -139,11 +140,21 @@ struct ResidualEchoSuppressor {
   /// been heard lately (all five of ``applyGains``' estimates count, at full over-subtraction,
   /// and the gains fall at once). The linear filter and the detectors are as at any time.
   let startBlocks: Int
+  /// Blocks each block's gains wait for the decisions after them: a talker's onset read
+  /// within them counts from that block on (``PendingGains``;
+  /// ``EchoCanceller/lookaheadBlocks(rate:)``).
+  let lookahead: Int
+  var pending: PendingGains
+  /// Whether the block the last output stands for passes as it came (no echo found when it
+  /// was taken).
+  var outputBypass = true
 
-  init(bins: Int, settings: EchoCancellation, startBlocks: Int) {
+  init(bins: Int, settings: EchoCancellation, startBlocks: Int, lookahead: Int = 0) {
     self.bins = bins
     self.settings = settings
     self.startBlocks = startBlocks
+    self.lookahead = lookahead
+    pending = PendingGains(bins: bins, lookahead: lookahead)
     bandOf = (0..<bins).map { Self.band($0) }
     leakage = [Float](repeating: 0.05, count: Self.bandCount)
     pathGain = [Float](repeating: 0, count: Self.bandCount)
@@ -173,7 +184,7 @@ struct ResidualEchoSuppressor {
         + currentMinimum.count + voiceFloor.count + pathGain.count + leakage.count
         + refSmooth.count)
       + 8 * (meanE.count + meanY.count + bandE.count + bandY.count + bandR.count) + bandOf.count
-      + pathGainBlocks.count + onsetHold.count + bandAgrees.count
+      + pathGainBlocks.count + onsetHold.count + bandAgrees.count + pending.retainedBytes
   }
 
   /// The band of bin `k`: 8 bands, bins 0–3, 4–7, then each twice as wide as the one below
@@ -207,8 +218,9 @@ struct ResidualEchoSuppressor {
 
   /// One block: the frames of echo estimate and mic (this block and the one before, the echo's
   /// kept in `echoPrev`, updated here) and the error's spectrum as the mic's less the
-  /// estimate's (the error is mic − echo, and the FFT is linear: one FFT fewer), the gains,
-  /// the output block (the previous one, overlap-added with `tail`). `reference`: the
+  /// estimate's (the error is mic − echo, and the FFT is linear: one FFT fewer), then the
+  /// gains of the frame ``lookahead`` blocks older, and the output block (the one that frame
+  /// begins with, overlap-added with `tail`). `reference`: the
   /// reference's power per bin as the echo path spreads it
   /// (``EchoCanceller/spreadReference(into:)``); `direct`: its power at the direct path
   /// (``EchoCanceller/directReference(into:)``), read only by the ducking detector.
@@ -265,10 +277,23 @@ struct ResidualEchoSuppressor {
           noise: noiseSum, reference: reference, direct: direct, bypass: bypass)
       }
     }
-    applyGains(
-      to: (er, ei), errorPower: se, echoPower: sy, residual: residual, reference: reference,
-      echoDue: echoDue, bypass: bypass, fft: fft, scratch: time)
-    fft.inverse(re: er, im: ei, output: time)
+    // The block waits for the decisions after it (``lookahead``); the oldest one waiting
+    // gets its gains.
+    pend(
+      error: (er, ei), errorPower: se, echoPower: sy, residual: residual, reference: reference,
+      echoDue: echoDue, bypass: bypass)
+    let (ready, decisions) = pending.oldest()
+    outputBypass = decisions.bypass
+    withPending(ready) { s, field in
+      let error = (field(.errorRe), field(.errorIm))
+      s.pending.holds.withUnsafeBufferPointer { holds in
+        s.applyGains(
+          to: error, errorPower: field(.errorPower), echoPower: field(.echoPower),
+          residual: field(.residual), path: field(.path), comfortLevel: field(.comfort),
+          hold: holds.baseAddress! + ready * n, decisions, fft: fft)
+      }
+      fft.inverse(re: error.0, im: error.1, output: time)
+    }
     for i in 0..<h {
       output[i] = tail[i] + time[i] * window[i]
       tail[i] = time[h + i] * window[h + i]
@@ -824,20 +849,84 @@ struct ResidualEchoSuppressor {
     }
   }
 
-  /// The suppression gains applied to the error spectrum in place, with comfort noise where it
-  /// is turned down.
+  /// Runs `body` with `self` and the arrays of `slot` in ``pending`` (the ring moved out of
+  /// `self` meanwhile and back after: no copy).
+  mutating func withPending(
+    _ slot: Int,
+    _ body: (inout Self, (PendingGains.Field) -> UnsafeMutablePointer<Float>) -> Void
+  ) {
+    var values = pending.values
+    pending.values = []
+    defer { pending.values = values }
+    let n = bins
+    values.withUnsafeMutableBufferPointer { v in
+      body(&self) { v.baseAddress! + PendingGains.offset(slot, $0, bins: n) }
+    }
+  }
+
+  /// Leaves this block's error spectrum, powers and estimates in ``pending`` with its
+  /// decisions, for its gains to be worked out ``lookahead`` blocks later: with them the
+  /// path's prediction per bin (its band's gain times the spread reference) and the comfort
+  /// noise's level (the room's tone, never over the mic's own smoothed power: while the tone
+  /// holds still, in a gap of digital silence or the smoothing settling after it, the mic may
+  /// fall under it).
+  mutating func pend(
+    error: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
+    errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
+    residual: UnsafeMutablePointer<Float>, reference: UnsafePointer<Float>, echoDue: Bool,
+    bypass: Bool
+  ) {
+    let n = bins
+    // The app's first seconds: every block is taken as the echo alone (``startBlocks``).
+    let starting = farBlocks < startBlocks
+    let s = pending.push(
+      PendingGains.Decisions(
+        coherence: starting ? 1 : lastCoherence, voiceRate: starting ? 0 : voiceRate,
+        starting: starting, onset: voiceOnset && !starting, echoDue: echoDue, bypass: bypass))
+    let ramp = roomBlocks / Self.roomToneWatch
+    withPending(s) { this, field in
+      field(.errorRe).update(from: error.0, count: n)
+      field(.errorIm).update(from: error.1, count: n)
+      field(.errorPower).update(from: se, count: n)
+      field(.echoPower).update(from: sy, count: n)
+      field(.residual).update(from: residual, count: n)
+      let path = field(.path)
+      let comfort = field(.comfort)
+      this.pathGain.withUnsafeBufferPointer { pg in
+        this.bandOf.withUnsafeBufferPointer { band in
+          for k in 0..<n { path[k] = pg[Int(band[k])] * reference[k] }
+        }
+      }
+      this.roomTone.withUnsafeBufferPointer { tone in
+        this.smoothedMic.withUnsafeBufferPointer { mic in
+          for k in 0..<n { comfort[k] = ramp * Self.comfortScale * min(tone[k], mic[k]) }
+        }
+      }
+    }
+    pending.holds.withUnsafeMutableBufferPointer { holds in
+      onsetHold.withUnsafeBufferPointer {
+        (holds.baseAddress! + s * n).update(from: $0.baseAddress!, count: n)
+      }
+    }
+  }
+
+  /// The suppression gains of a block that has waited its look-ahead (its arrays from
+  /// ``pend(error:errorPower:echoPower:residual:reference:echoDue:bypass:)``, `decisions` with
+  /// those of the blocks after it), applied to its error spectrum in place, with comfort noise
+  /// where it is turned down.
   mutating func applyGains(
     to error: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
     errorPower se: UnsafeMutablePointer<Float>, echoPower sy: UnsafeMutablePointer<Float>,
-    residual: UnsafeMutablePointer<Float>, reference: UnsafePointer<Float>, echoDue: Bool,
-    bypass: Bool, fft: RealFFT, scratch path: UnsafeMutablePointer<Float>
+    residual: UnsafeMutablePointer<Float>, path: UnsafeMutablePointer<Float>,
+    comfortLevel: UnsafeMutablePointer<Float>, hold: UnsafePointer<UInt8>,
+    _ decisions: PendingGains.Decisions, fft: RealFFT
   ) {
     let n = bins
     let (er, ei) = error
-    // The app's first seconds: every block is taken as the echo alone (``startBlocks``).
-    let starting = farBlocks < startBlocks
-    let coherence = starting ? 1 : lastCoherence
-    let voiceRate = starting ? 0 : self.voiceRate
+    let coherence = decisions.coherence
+    let voiceRate = decisions.voiceRate
+    let echoDue = decisions.echoDue
+    let bypass = decisions.bypass
     // Over-subtraction: where the mic is the echo alone, the residual is pushed down hard (the
     // near end loses nothing there); where a voice is over it, a Wiener gain (the voice keeps
     // what outweighs the residual).
@@ -852,7 +941,7 @@ struct ResidualEchoSuppressor {
     // that the filter's estimate does not hold (notes the filter has not learnt), three times
     // over.
     // None of the three while this block reads as a talker's onset (``onsetBar``).
-    let onset = voiceOnset && !starting
+    let onset = decisions.onset
     let explained = echoDue && voiceRate < 0.2 && !onset
     let unlearnt: Float = explained ? 3 : 0
     // The fourth, where the app has explained the mic lately and the mic has the estimate's
@@ -870,36 +959,21 @@ struct ResidualEchoSuppressor {
       ? (rise: Self.talkerGains.rise, fall: Self.talkerGains.fall) : Self.gainShares
     let on = settings.suppression > 0 && !bypass
     let comfort = on && settings.comfortNoise
-    // The path's gain per bin (its band's) times the spread reference; then the gains (a
-    // kernel), and the comfort noise after.
-    pathGain.withUnsafeBufferPointer { pg in
-      bandOf.withUnsafeBufferPointer { band in
-        for k in 0..<n { path[k] = pg[Int(band[k])] * reference[k] }
-      }
-    }
+    // The gains (a kernel), and the comfort noise after.
     let kernels = fft.kernels
     gains.withUnsafeMutableBufferPointer { gains in
-      onsetHold.withUnsafeBufferPointer { hold in
-        kernels.gains(
-          se, sy, residual, path, hold.baseAddress!, gains.baseAddress!, er, ei, n,
-          overdrive: overdrive, echoOnly: echoOnly, unlearnt: unlearnt, misadjusted: misadjusted,
-          explained: explained, on: on, floor: floor, rise: shares.rise, fall: shares.fall)
-      }
+      kernels.gains(
+        se, sy, residual, path, hold, gains.baseAddress!, er, ei, n,
+        overdrive: overdrive, echoOnly: echoOnly, unlearnt: unlearnt, misadjusted: misadjusted,
+        explained: explained, on: on, floor: floor, rise: shares.rise, fall: shares.fall)
       guard comfort else { return }
       var state = noiseState
       defer { noiseState = state }
-      // The room's tone, never over the mic's own smoothed power: while the tone holds still (a
-      // gap of digital silence, the smoothing settling after it) the mic may fall under it.
-      let ramp = roomBlocks / Self.roomToneWatch
-      roomTone.withUnsafeBufferPointer { tone in
-        smoothedMic.withUnsafeBufferPointer { mic in
-          for k in 0..<n where gains[k] < 1 {
-            let g = gains[k]
-            let level = (ramp * Self.comfortScale * min(tone[k], mic[k]) * (1 - g * g)).squareRoot()
-            er[k] += level * Self.random(&state)
-            ei[k] += level * Self.random(&state)
-          }
-        }
+      for k in 0..<n where gains[k] < 1 {
+        let g = gains[k]
+        let level = (comfortLevel[k] * (1 - g * g)).squareRoot()
+        er[k] += level * Self.random(&state)
+        ei[k] += level * Self.random(&state)
       }
     }
   }

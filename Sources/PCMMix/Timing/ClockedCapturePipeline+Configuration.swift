@@ -84,7 +84,10 @@ extension ClockedCapturePipeline {
     public var lowersLatency = true
     /// Echo cancellation of the mic, with the app's audio as the reference (default `nil`:
     /// off). See ``EchoCancellation``: the mic is cleaned where it lies on the timeline, so the
-    /// output gains no delay; with no echo to cancel (headphones) it passes unchanged.
+    /// output gains no delay; with no echo to cancel (headphones) it passes unchanged. The
+    /// canceller looks 53 ms past the audio it cleans at 48 kHz (its suppressor waits 43 ms for
+    /// the voice decisions after each block), so the pipeline runs at least 73 ms behind the
+    /// newest audio, ``latency`` notwithstanding (the default's minimum is 100 ms).
     public var echoCancellation: EchoCancellation?
     /// Whether the output's loudness is metered (default `false`): momentary, short-term and
     /// integrated loudness and the true peak, read from ``ClockedCapturePipeline/loudness``
@@ -98,11 +101,18 @@ extension ClockedCapturePipeline {
     public var ducking: Ducking?
 
     /// The latency the pipeline runs at: ``latency``, its minimum (or fixed value) raised to
-    /// ``Ducking/lookahead`` and 30 ms (two of the canceller's blocks and a pull) when
-    /// ``ducking`` is on, and its maximum with it.
+    /// what the timeline must hold ahead of the read position, and its maximum with it. With
+    /// ``echoCancellation`` on, the canceller's latency and a block past the audio it cleans
+    /// (``EchoCanceller/latency``: a block and its suppressor's look-ahead) and a pull: the
+    /// look-ahead and 30 ms. With ``ducking`` on, ``Ducking/lookahead`` and 30 ms (two of the
+    /// canceller's blocks and a pull), and the suppressor's look-ahead with cancellation.
     package var timingLatency: Latency {
-      guard let look = ducking?.lookahead, look > 0 else { return latency }
-      let least = look + 0.03
+      let gains =
+        echoCancellation == nil
+        ? 0 : EchoCanceller.lookaheadSeconds(rate: outputRate)
+      let look = ducking?.lookahead ?? 0
+      guard look > 0 || echoCancellation != nil else { return latency }
+      let least = look + 0.03 + gains
       switch latency {
       case .fixed(let s): return .fixed(seconds: max(s, least))
       case .adaptive(let low, let high):

@@ -3,11 +3,12 @@
 /// placed and drift-corrected already), so the output timeline gains no delay.
 ///
 /// ```
-/// timeline:  ... | mixed | [ read … read+n ) | one block | held, not yet cleaned ...
+/// timeline:  ... | mixed | [ read … read+n ) | latency | held, not yet cleaned ...
 ///                          └─ cleaned ────────┘└ looked at ┘
 /// ```
 /// The canceller works in blocks of ``EchoCanceller/hop`` frames and gives each block's output
-/// one block later, so cleaning up to a position looks at one block past it. It takes the mid
+/// ``EchoCanceller/latency`` later (a block, and its suppressor's look-ahead), so cleaning up
+/// to a position looks that far past it. It takes the mid
 /// (L+R)/2 of each source and adds the same correction (clean − mid) to both mic channels;
 /// while it is bypassed (no echo found) the mic's frames are not touched.
 struct EchoStage {
@@ -19,16 +20,15 @@ struct EchoStage {
   var ducker: Ducker?
   /// The timeline position of the next block the canceller takes (`nil` before the first).
   var next: Int?
-  /// One block of stereo frames, and the mids of the mic, the app and the output; the mic's
-  /// mid of the block before (what the output is compared against).
+  /// One block of stereo frames, and the mids of the mic, the app and the output.
   var stereo: [Float]
   var micMid: [Float]
   var appMid: [Float]
   var clean: [Float]
-  var previousMid: [Float]
 
   init(rate: Int, settings: EchoCancellation, corrects: Bool = true, ducking: Ducking? = nil) {
-    canceller = EchoCanceller(rate: rate, settings: settings)
+    // Only cleaning the mic needs the suppressor's look-ahead; the detector alone does not.
+    canceller = EchoCanceller(rate: rate, settings: settings, lookahead: corrects ? nil : 0)
     self.corrects = corrects
     ducker = ducking.map { Ducker($0, rate: rate) }
     canceller.detectsVoice = ducking != nil
@@ -37,12 +37,14 @@ struct EchoStage {
     micMid = [Float](repeating: 0, count: h)
     appMid = [Float](repeating: 0, count: h)
     clean = [Float](repeating: 0, count: h)
-    previousMid = [Float](repeating: 0, count: h)
   }
 
   var retainedBytes: Int {
-    canceller.retainedBytes + 4 * (stereo.count + micMid.count + appMid.count + 2 * clean.count)
+    canceller.retainedBytes + 4 * (stereo.count + micMid.count + appMid.count + clean.count)
   }
+
+  /// Frames past the last one cleaned that the canceller has taken: its latency.
+  var reach: Int { canceller.latency }
 
   /// Cleans the mic's frames up to timeline position `end` (from `start` on, where the mix
   /// reads next).
@@ -50,10 +52,11 @@ struct EchoStage {
     from start: Int, to end: Int, app: inout TimelineFIFO, mic: inout TimelineFIFO
   ) {
     let h = canceller.hop
+    let late = reach
     // The first time, and after the read position jumped past (a skip, a lowered latency):
     // from the read position on.
-    if next == nil || next! - h < start - h { next = start }
-    while let p = next, p - h < end {
+    if next == nil || next! < start { next = start }
+    while let p = next, p - late < end {
       stereo.withUnsafeMutableBufferPointer { s in
         appMid.withUnsafeMutableBufferPointer { Self.mid(of: &app, at: p, s.baseAddress!, $0) }
         micMid.withUnsafeMutableBufferPointer { Self.mid(of: &mic, at: p, s.baseAddress!, $0) }
@@ -67,11 +70,11 @@ struct EchoStage {
         }
       }
       // Bypassed, the output is the mic's mid as it came: nothing to add.
-      if corrects && !canceller.statistics.isBypassed { correct(&mic, at: p - h) }
+      if corrects && !canceller.outputBypassed { correct(&mic, at: p - late) }
+      // The voice decisions are the block before's (the suppressor's frame ends in this one).
       ducker?.note(
         voice: canceller.nearEndVoice, uncertain: canceller.nearEndUncertain, start: p - h,
         frames: h)
-      swap(&previousMid, &micMid)
       next = p + h
     }
   }
@@ -88,13 +91,13 @@ struct EchoStage {
     }
   }
 
-  /// Adds the canceller's correction (its output minus the mic's mid) to both channels of the
-  /// mic's frames at positions `p ..< p + hop`.
+  /// Adds the canceller's correction (its output minus the mic's mid it holds) to both
+  /// channels of the mic's frames at positions `p ..< p + hop`.
   mutating func correct(_ fifo: inout TimelineFIFO, at p: Int) {
     let h = canceller.hop
     stereo.withUnsafeMutableBufferPointer { s in
       clean.withUnsafeBufferPointer { c in
-        previousMid.withUnsafeBufferPointer { m in
+        canceller.withOutputMic { m in
           let sp = s.baseAddress!
           fifo.withHeld(p, h, sp, write: true) { at, run in
             for i in 0..<run {

@@ -1,0 +1,77 @@
+/// The suppressor's blocks waiting for the voice decisions of the blocks after them: its
+/// look-ahead (``ResidualEchoSuppressor/lookahead``). Each block leaves here what its gains
+/// need (the error's spectrum, the powers and residual estimates, the path's prediction, the
+/// onset marks, the comfort noise's level, and the block's own decisions), and the gains are
+/// worked out ``depth`` − 1 blocks later, when the decisions after it are known. With no
+/// look-ahead a block's gains are worked out in the block itself, as before the ring.
+///
+/// Everything is allocated at creation: `depth` × (7 × bins floats and bins bytes).
+struct PendingGains {
+  /// A block's own decisions, as the gains read them.
+  struct Decisions {
+    var coherence: Float = 1
+    var voiceRate: Float = 0
+    /// The app's first seconds (``ResidualEchoSuppressor/startBlocks``).
+    var starting = true
+    /// The block reads as a talker's onset (``ResidualEchoSuppressor/voiceOnset``).
+    var onset = false
+    /// The app's echo may be arriving.
+    var echoDue = false
+    /// No echo found: the block passes as it came.
+    var bypass = true
+  }
+
+  /// The arrays a block keeps, each `bins` long, in this order in its slot.
+  enum Field: Int, CaseIterable {
+    case errorRe, errorIm, errorPower, echoPower, residual, path, comfort
+  }
+
+  let bins: Int
+  /// Blocks held: the look-ahead and the block being worked out.
+  let depth: Int
+  var values: [Float]
+  var holds: [UInt8]
+  var decisions: [Decisions]
+  /// Blocks pushed so far.
+  var pushed = 0
+
+  init(bins: Int, lookahead: Int) {
+    self.bins = bins
+    depth = lookahead + 1
+    values = [Float](repeating: 0, count: depth * Field.allCases.count * bins)
+    holds = [UInt8](repeating: 0, count: depth * bins)
+    decisions = [Decisions](repeating: Decisions(), count: depth)
+  }
+
+  var retainedBytes: Int { 4 * values.count + holds.count + 24 * decisions.count }
+
+  /// The slot of the block pushed `age` blocks ago (0: the newest).
+  func slot(age: Int) -> Int { (pushed - 1 - age + depth) % depth }
+
+  /// Offset of `field` of `slot` in ``values``, for `bins` bins.
+  static func offset(_ slot: Int, _ field: Field, bins: Int) -> Int {
+    (slot * Field.allCases.count + field.rawValue) * bins
+  }
+
+  /// Starts the next block: its slot (the oldest's, whose gains were worked out last block).
+  mutating func push(_ decisions: Decisions) -> Int {
+    pushed += 1
+    let s = slot(age: 0)
+    self.decisions[s] = decisions
+    return s
+  }
+
+  /// The oldest block's slot, and its decisions with those of the blocks after it: a talker's
+  /// onset read within the look-ahead counts from this block on (not in the app's first
+  /// seconds, where every block is taken as the echo alone).
+  func oldest() -> (slot: Int, decisions: Decisions) {
+    let s = slot(age: depth - 1)
+    var d = decisions[s]
+    guard !d.starting else { return (s, d) }
+    for age in 0..<(depth - 1) {
+      let later = decisions[slot(age: age)]
+      d.onset = d.onset || later.onset
+    }
+    return (s, d)
+  }
+}
