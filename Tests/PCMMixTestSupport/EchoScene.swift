@@ -544,8 +544,12 @@ extension EchoScene {
   /// stereo, as pulled) and the canceller's statistics. With `ducking`, `duckingGain` is the
   /// pipeline's ``ClockedCapturePipeline/duckingGainDB`` after each pull, at the timeline frame
   /// after the last one that pull mixed (`end`): the ducker's gain as its telemetry tells it,
-  /// which an app stem cannot show where the app is silent.
-  public func throughPipeline(_ echoCancellation: EchoCancellation?, ducking: Ducking? = nil)
+  /// which an app stem cannot show where the app is silent. `latency`: the pipeline's (`nil`:
+  /// the default).
+  public func throughPipeline(
+    _ echoCancellation: EchoCancellation?, ducking: Ducking? = nil,
+    latency: ClockedCapturePipeline.Latency? = nil
+  )
     throws -> (
       micStem: [Float], output: [Float], statistics: EchoStatistics?, appStem: [Float],
       duckingGain: [(end: Int, gainDB: Double)]
@@ -554,6 +558,7 @@ extension EchoScene {
     var c = ClockedCapturePipeline.Configuration()
     c.echoCancellation = echoCancellation
     c.ducking = ducking
+    if let latency { c.latency = latency }
     c.policy = .limit
     c.origin = MediaTime(value: 0, timescale: 48_000)
     let format = PCMFormat(sampleRate: Self.rate, channelCount: 1, sampleType: .f32)
