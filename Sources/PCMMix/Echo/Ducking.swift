@@ -17,8 +17,9 @@
 ///
 /// In ``ClockedCapturePipeline`` the look-ahead is audio the timeline holds already: with
 /// ducking on, the pipeline runs at least ``lookahead`` and 30 ms behind the newest audio
-/// (0.53 s by default), whatever lower ``ClockedCapturePipeline/Configuration/latency`` asks
-/// for. `pcm-mix mix` reads its files that far ahead.
+/// (0.53 s by default; 43 ms more with echo cancellation on, for its suppressor's look-ahead),
+/// whatever lower ``ClockedCapturePipeline/Configuration/latency`` asks for. `pcm-mix mix`
+/// reads its files that far ahead.
 public struct Ducking: Equatable, Sendable {
   /// How far the app goes down while the talker speaks (dB, default 10).
   public var depthDB = 10.0

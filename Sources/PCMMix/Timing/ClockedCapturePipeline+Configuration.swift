@@ -97,7 +97,8 @@ extension ClockedCapturePipeline {
     public var meterLoudness = false
     /// Ducking of the app while the talker speaks (default `nil`: off); see ``Ducking``. Its
     /// look-ahead is audio the timeline holds: the pipeline runs at least
-    /// ``Ducking/lookahead`` and 30 ms behind the newest audio, ``latency`` notwithstanding.
+    /// ``Ducking/lookahead`` and 30 ms behind the newest audio (43 ms more with
+    /// ``echoCancellation`` on), ``latency`` notwithstanding.
     public var ducking: Ducking?
 
     /// The latency the pipeline runs at: ``latency``, its minimum (or fixed value) raised to
