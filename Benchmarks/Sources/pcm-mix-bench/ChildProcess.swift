@@ -29,8 +29,9 @@ struct ChildProcess {
   var wait4MaxRSS: Int
 
   /// Runs `argv` (the first element is searched in PATH when it has no slash), its standard
-  /// output to /dev/null and standard error to `errorPath`; nil when it cannot start.
-  static func run(_ argv: [String], errorPath: String) -> ChildProcess? {
+  /// output to /dev/null (to `errorPath` too with `keepOutput`: `swift build` prints its
+  /// errors there) and standard error to `errorPath`; nil when it cannot start.
+  static func run(_ argv: [String], errorPath: String, keepOutput: Bool = false) -> ChildProcess? {
     // Every process of the tree inherits the write end of this pipe; the read end sees
     // end-of-file when the last one exits, which wakes the sampling loop at once.
     var fds: [Int32] = [0, 0]
@@ -38,8 +39,12 @@ struct ChildProcess {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    if keepOutput {
+      posix_spawn_file_actions_adddup2(&actions, 2, 1)
+    } else {
+      posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    }
     posix_spawn_file_actions_addclose(&actions, fds[0])
     let cArgs = argv.map { strdup($0) } + [nil]
     defer { for p in cArgs { free(p) } }

@@ -33,7 +33,7 @@ enum DebugBuild {
         [
           "swift", "build", "-c", "debug", "--package-path", "\(root)/Benchmarks/DebugConsumer",
           "--scratch-path", scratch,
-        ], errorPath: log), build.status == 0
+        ], errorPath: log, keepOutput: true), build.status == 0
     else {
       warn("debug: cannot build Benchmarks/DebugConsumer (see \(log)); section skipped")
       return
