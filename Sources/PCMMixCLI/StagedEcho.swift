@@ -4,8 +4,9 @@ import PCMMix
 /// app's staged frames at the same output positions as the reference (both inputs start at
 /// frame 0). The canceller gives each block ``EchoCanceller/latency`` late (a block and its
 /// suppressor's look-ahead), so the mic is clean up to that far behind what both sides have
-/// staged; at an input's end the rest is worked through against silence. With `--duck` its near-end voice decisions feed a ``Ducker`` (with cancellation
-/// off the canceller runs for the detector alone and leaves the mic as it is).
+/// staged; at an input's end the rest is worked through against silence. With `--duck` its
+/// near-end voice decisions feed a ``Ducker`` (with cancellation off the canceller runs for the
+/// detector alone, without the look-ahead, and leaves the mic as it is).
 struct StagedEcho {
   var canceller: EchoCanceller
   /// Whether the cleaned frames replace the mic's (`false`: only the detector runs).

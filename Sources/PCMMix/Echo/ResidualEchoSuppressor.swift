@@ -656,7 +656,8 @@ struct ResidualEchoSuppressor {
   /// estimates took the first syllable for a note the filter had not learnt: on music 120 ms
   /// RT60 0.5 s with the app's piece from 2.15 s, where each span of double talk begins with a
   /// new chord, the talker's first 150 ms came out at 0.34 of their level (0.11–0.63 in 50 ms
-  /// windows; `scripts/echo_headroom.py` reads such spans half a second at a time), now 0.67. On the echo bench's 64 loudspeaker scenes
+  /// windows; `scripts/echo_headroom.py` reads such spans half a second at a time), now 0.67.
+  /// On the echo bench's 64 loudspeaker scenes
   /// (`pcm-mix-bench --filter echo/ours`) double talk rose by 0.00 to +0.80 dB SI-SDR and fell
   /// on none (music 120 ms +0.42 to +0.48, speech 120 ms RT60 0.5 s 18.95 → 19.50, the shifted
   /// music 120 ms scenes from 2.15 s 13.12–13.82 → 13.64–14.62); ERLE moved −0.14 to +0.01
