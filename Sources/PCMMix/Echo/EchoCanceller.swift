@@ -74,9 +74,8 @@ package struct EchoCanceller {
   var mainError = 0.0
   var shadowError = 0.0
   var shadowLead = 0
-  /// The previous block's mic and echo estimate (time domain): the suppressor's frames are two
-  /// blocks long.
-  var micPrev: [Float]
+  /// The previous block's echo estimate (time domain): the suppressor's frames are two blocks
+  /// long (the mic's previous block is in ``micRing``).
   var echoPrev: [Float]
   var suppressor: ResidualEchoSuppressor
   /// The overlap-add tail: the second half of the last output frame.
@@ -222,7 +221,6 @@ package struct EchoCanceller {
     steadiness = [Float](repeating: 0.5, count: 257)
     advance = [Float](repeating: 0, count: 2 * 257)
     processNoise = [Float](repeating: Self.processNoiseLevels.acquiring, count: 257)
-    micPrev = [Float](repeating: 0, count: 256)
     echoPrev = [Float](repeating: 0, count: 256)
     let lookahead = max(0, lookahead ?? Self.lookaheadBlocks(rate: rate))
     suppressor = ResidualEchoSuppressor(
@@ -277,16 +275,17 @@ package struct EchoCanceller {
   }
   /// Frames of output delay: a block (the suppressor's overlap-add) and its look-ahead.
   package var latency: Int { hop * (1 + suppressor.lookahead) }
-  /// The mic's blocks from the one the last output stands for to the input's: a ring of the
-  /// suppressor's look-ahead + 2.
+  /// The mic's blocks from the one the last output stands for to the input's, a ring of
+  /// ``micRingDepth``: the suppressor's frames take the previous block from it too.
   var micRing: [Float]
+  /// The suppressor's look-ahead + 2 blocks.
+  var micRingDepth: Int { suppressor.lookahead + 2 }
   /// The mic's block that the last output stands for (``latency`` behind the input): the
   /// stages add the output less this block to the mic; while bypassed the output is this
   /// block.
   package func withOutputMic<R>(_ body: (UnsafePointer<Float>) -> R) -> R {
-    let depth = suppressor.lookahead + 2
-    return micRing.withUnsafeBufferPointer {
-      body($0.baseAddress! + (blockIndex + 1) % depth * hop)
+    micRing.withUnsafeBufferPointer {
+      body($0.baseAddress! + (blockIndex + 1) % micRingDepth * hop)
     }
   }
   /// Whether the last output is the mic's block as it came (no echo found when it was taken).
@@ -297,7 +296,7 @@ package struct EchoCanceller {
     4
       * (refBlock.count + spectra.count + main.count + covariance.count + shadow.count
         + nearPower.count + refPower.count + steadiness.count + advance.count
-        + processNoise.count + 2 * hop + tail.count + scratch.count
+        + processNoise.count + echoPrev.count + tail.count + scratch.count
         + window.count + pathProfile.count + micRing.count) + suppressor.retainedBytes
   }
 
@@ -366,12 +365,14 @@ package struct EchoCanceller {
       spreadReference(into: slot(19))
       if suppressor.tracksVoice { directReference(into: slot(9)) }
       // 5. The suppressor on two-block frames of error, echo estimate and mic; overlap-add.
-      suppressor.process(
-        reference: slot(19), direct: slot(9), echo: echoNow, echoPrev: &echoPrev, mic: mic,
-        micPrev: micPrev, window: window, fft: fft, scratch: slot,
-        farActive: farActive, echoDue: farActive || blockIndex - lastFarBlock <= echoDueBlocks,
-        tail: &tail, output: output, bypass: bypassed,
-        statistics: &statistics)
+      micRing.withUnsafeBufferPointer { ring in
+        suppressor.process(
+          reference: slot(19), direct: slot(9), echo: echoNow, echoPrev: &echoPrev, mic: mic,
+          micPrev: ring.baseAddress! + (blockIndex - 1) % micRingDepth * h, window: window,
+          fft: fft, scratch: slot, farActive: farActive,
+          echoDue: farActive || blockIndex - lastFarBlock <= echoDueBlocks, tail: &tail,
+          output: output, bypass: bypassed, statistics: &statistics)
+      }
       detectPathChange()
       if farActive {
         if blockIndex - lastFarBlock > pauseBlocks { farResumed = blockIndex }
@@ -382,15 +383,14 @@ package struct EchoCanceller {
         echoSettled =
           settledBlocks >= Self.settlingBlocks || (bypassed && suppressor.farBlocks > rate / h)
       }
-      let depth = suppressor.lookahead + 2
+      let newest = blockIndex % micRingDepth * h
       micRing.withUnsafeMutableBufferPointer {
-        ($0.baseAddress! + blockIndex % depth * h).update(from: mic, count: h)
+        ($0.baseAddress! + newest).update(from: mic, count: h)
       }
       if suppressor.outputBypass {
         // The mic as it came, ``latency`` late: bit for bit.
         withOutputMic { output.update(from: $0, count: h) }
       }
-      micPrev.withUnsafeMutableBufferPointer { $0.baseAddress!.update(from: mic, count: h) }
     }
   }
 

@@ -24,9 +24,9 @@ struct PendingGains {
   /// The arrays a block keeps, each `bins` long, in this order in its slot.
   enum Field: Int, CaseIterable {
     case errorRe, errorIm, errorPower, echoPower, residual, path, comfort
+    static let count = allCases.count
   }
 
-  let bins: Int
   /// Blocks held: the look-ahead and the block being worked out.
   let depth: Int
   var values: [Float]
@@ -36,21 +36,22 @@ struct PendingGains {
   var pushed = 0
 
   init(bins: Int, lookahead: Int) {
-    self.bins = bins
     depth = lookahead + 1
-    values = [Float](repeating: 0, count: depth * Field.allCases.count * bins)
+    values = [Float](repeating: 0, count: depth * Field.count * bins)
     holds = [UInt8](repeating: 0, count: depth * bins)
     decisions = [Decisions](repeating: Decisions(), count: depth)
   }
 
-  var retainedBytes: Int { 4 * values.count + holds.count + 24 * decisions.count }
+  var retainedBytes: Int {
+    4 * values.count + holds.count + MemoryLayout<Decisions>.stride * decisions.count
+  }
 
   /// The slot of the block pushed `age` blocks ago (0: the newest).
   func slot(age: Int) -> Int { (pushed - 1 - age + depth) % depth }
 
   /// Offset of `field` of `slot` in ``values``, for `bins` bins.
   static func offset(_ slot: Int, _ field: Field, bins: Int) -> Int {
-    (slot * Field.allCases.count + field.rawValue) * bins
+    (slot * Field.count + field.rawValue) * bins
   }
 
   /// Starts the next block: its slot (the oldest's, whose gains were worked out last block).

@@ -143,7 +143,7 @@ struct ResidualEchoSuppressor {
   /// Blocks each block's gains wait for the decisions after them: a talker's onset read
   /// within them counts from that block on (``PendingGains``;
   /// ``EchoCanceller/lookaheadBlocks(rate:)``).
-  let lookahead: Int
+  var lookahead: Int { pending.depth - 1 }
   var pending: PendingGains
   /// Whether the block the last output stands for passes as it came (no echo found when it
   /// was taken).
@@ -153,7 +153,6 @@ struct ResidualEchoSuppressor {
     self.bins = bins
     self.settings = settings
     self.startBlocks = startBlocks
-    self.lookahead = lookahead
     pending = PendingGains(bins: bins, lookahead: lookahead)
     bandOf = (0..<bins).map { Self.band($0) }
     leakage = [Float](repeating: 0.05, count: Self.bandCount)
@@ -229,7 +228,8 @@ struct ResidualEchoSuppressor {
   /// learnt still count.
   mutating func process(
     reference: UnsafePointer<Float>, direct: UnsafePointer<Float>, echo: UnsafePointer<Float>,
-    echoPrev: inout [Float], mic: UnsafePointer<Float>, micPrev: [Float], window: [Float],
+    echoPrev: inout [Float], mic: UnsafePointer<Float>, micPrev: UnsafePointer<Float>,
+    window: [Float],
     fft: RealFFT, scratch slot: (Int) -> UnsafeMutablePointer<Float>, farActive: Bool,
     echoDue: Bool, tail: inout [Float], output: UnsafeMutablePointer<Float>, bypass: Bool,
     statistics: inout EchoStatistics
@@ -238,14 +238,14 @@ struct ResidualEchoSuppressor {
     let h = n - 1
     let time = slot(0)
     // Spectra of the frames of echo estimate (3, 4) and mic (5, 6), and the error's (1, 2).
-    func frame(_ prev: [Float], _ now: UnsafePointer<Float>, _ re: Int, _ im: Int) {
+    func frame(_ prev: UnsafePointer<Float>, _ now: UnsafePointer<Float>, _ re: Int, _ im: Int) {
       for i in 0..<h {
         time[i] = prev[i] * window[i]
         time[h + i] = now[i] * window[h + i]
       }
       fft.forward(time, re: slot(re), im: slot(im))
     }
-    frame(echoPrev, echo, 3, 4)
+    echoPrev.withUnsafeBufferPointer { frame($0.baseAddress!, echo, 3, 4) }
     frame(micPrev, mic, 5, 6)
     let (er, ei, yr, yi, mr, mi) = (slot(1), slot(2), slot(3), slot(4), slot(5), slot(6))
     for k in 0..<n {

@@ -67,7 +67,7 @@ extension ClockedCapturePipeline {
     if let look = stage.ducker?.lookaheadFrames, look > 0 {
       var held = mic.fifo.nextPosition
       if OutputClock.isLive(app.state) { held = min(held, app.fifo.nextPosition) }
-      end = max(end, min(end + look, held - stage.reach - stage.canceller.hop))
+      end = max(end, min(end + look, held - stage.canceller.latency - stage.canceller.hop))
     }
     stage.clean(from: ahead, to: end, app: &app.fifo, mic: &mic.fifo)
     echo = stage

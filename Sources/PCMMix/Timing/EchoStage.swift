@@ -43,16 +43,13 @@ struct EchoStage {
     canceller.retainedBytes + 4 * (stereo.count + micMid.count + appMid.count + clean.count)
   }
 
-  /// Frames past the last one cleaned that the canceller has taken: its latency.
-  var reach: Int { canceller.latency }
-
   /// Cleans the mic's frames up to timeline position `end` (from `start` on, where the mix
   /// reads next).
   mutating func clean(
     from start: Int, to end: Int, app: inout TimelineFIFO, mic: inout TimelineFIFO
   ) {
     let h = canceller.hop
-    let late = reach
+    let late = canceller.latency
     // The first time, and after the read position jumped past (a skip, a lowered latency):
     // from the read position on.
     if next == nil || next! < start { next = start }
