@@ -499,23 +499,27 @@ public struct EchoSceneMetrics: Sendable {
 extension EchoScene {
   /// The scene's mic through an ``EchoCanceller`` with the app as its reference, block by
   /// block, with the canceller's latency taken off: the output aligned with the mic.
-  /// `lookahead`: the suppressor's, in blocks (`nil`: the canceller's default).
+  /// `lookahead` and `talkerHold`: the suppressor's, in blocks (`nil`: the canceller's
+  /// defaults).
   package func cancelled(
     _ settings: EchoCancellation = EchoCancellation(), kernels: EchoKernels = .c,
-    lookahead: Int? = nil
+    lookahead: Int? = nil, talkerHold: Int? = nil
   ) -> (output: [Float], statistics: EchoStatistics) {
-    Self.cancel(mic: mic, app: app, settings, kernels: kernels, lookahead: lookahead)
+    Self.cancel(
+      mic: mic, app: app, settings, kernels: kernels, lookahead: lookahead,
+      talkerHold: talkerHold)
   }
 
   /// `mic` through the canceller with `app` as its reference, block by block (see
-  /// ``cancelled(_:kernels:lookahead:)``): its output, aligned with the mic, and its
-  /// statistics.
+  /// ``cancelled(_:kernels:lookahead:talkerHold:)``): its output, aligned with the mic, and
+  /// its statistics.
   package static func cancel(
     mic: [Float], app: [Float], _ settings: EchoCancellation = EchoCancellation(),
-    kernels: EchoKernels = .c, lookahead: Int? = nil
+    kernels: EchoKernels = .c, lookahead: Int? = nil, talkerHold: Int? = nil
   ) -> (output: [Float], statistics: EchoStatistics) {
     var canceller = EchoCanceller(
-      rate: Self.rate, settings: settings, kernels: kernels, lookahead: lookahead)
+      rate: Self.rate, settings: settings, kernels: kernels, lookahead: lookahead,
+      talkerHold: talkerHold)
     let h = canceller.hop
     let late = canceller.latency
     let n = mic.count

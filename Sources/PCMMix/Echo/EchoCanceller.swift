@@ -194,8 +194,11 @@ package struct EchoCanceller {
 
   /// `lookahead`: blocks the suppressor's gains wait for the voice decisions after them (see
   /// ``lookaheadBlocks(rate:)``, the default; 0: none, the output a block late).
+  /// `talkerHold`: blocks a talker's onset counts on for after it is read (see
+  /// ``talkerHoldBlocks(rate:)``, the default; 0: none).
   package init(
-    rate: Int, settings: EchoCancellation, kernels: EchoKernels = .c, lookahead: Int? = nil
+    rate: Int, settings: EchoCancellation, kernels: EchoKernels = .c, lookahead: Int? = nil,
+    talkerHold: Int? = nil
   ) {
     self.rate = rate
     self.settings = settings
@@ -226,7 +229,7 @@ package struct EchoCanceller {
     suppressor = ResidualEchoSuppressor(
       bins: 257, settings: settings,
       startBlocks: Int(ResidualEchoSuppressor.startSeconds * Double(rate)) / 256,
-      lookahead: lookahead)
+      lookahead: lookahead, talkerHold: talkerHold ?? Self.talkerHoldBlocks(rate: rate))
     micRing = [Float](repeating: 0, count: (lookahead + 2) * 256)
     tail = [Float](repeating: 0, count: 256)
     pathProfile = [Float](repeating: 0, count: partitions)
@@ -268,6 +271,11 @@ package struct EchoCanceller {
   /// the blocks before it too.
   package static func lookaheadBlocks(rate: Int) -> Int {
     Int((0.04 * Double(rate) / 256).rounded())
+  }
+  /// Blocks a talker's onset counts on for after the block it is read in
+  /// (``ResidualEchoSuppressor/talkerHoldSeconds``): 30 at 48 kHz.
+  package static func talkerHoldBlocks(rate: Int) -> Int {
+    Int((ResidualEchoSuppressor.talkerHoldSeconds * Double(rate) / 256).rounded())
   }
   /// ``lookaheadBlocks(rate:)`` in seconds.
   package static func lookaheadSeconds(rate: Int) -> Double {

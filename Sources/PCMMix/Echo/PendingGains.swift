@@ -34,9 +34,14 @@ struct PendingGains {
   var decisions: [Decisions]
   /// Blocks pushed so far.
   var pushed = 0
+  /// Blocks a talker's onset counts on for after the block it was read in
+  /// (``ResidualEchoSuppressor/talkerHoldSeconds``), and those still to come.
+  let talkerHold: Int
+  var talkerHoldLeft = 0
 
-  init(bins: Int, lookahead: Int) {
+  init(bins: Int, lookahead: Int, talkerHold: Int = 0) {
     depth = lookahead + 1
+    self.talkerHold = max(0, talkerHold)
     values = [Float](repeating: 0, count: depth * Field.count * bins)
     holds = [UInt8](repeating: 0, count: depth * bins)
     decisions = [Decisions](repeating: Decisions(), count: depth)
@@ -62,13 +67,20 @@ struct PendingGains {
     return s
   }
 
-  /// The oldest block's slot, and its decisions with those of the blocks after it: a talker's
-  /// onset read within the look-ahead counts from this block on (not in the app's first
+  /// The oldest block's slot, and its decisions with those of the blocks around it: a
+  /// talker's onset read within the look-ahead counts from this block on, and one read in
+  /// this block counts for the ``talkerHold`` blocks after it too (neither in the app's first
   /// seconds, where every block is taken as the echo alone).
-  func oldest() -> (slot: Int, decisions: Decisions) {
+  mutating func oldest() -> (slot: Int, decisions: Decisions) {
     let s = slot(age: depth - 1)
     var d = decisions[s]
     guard !d.starting else { return (s, d) }
+    if d.onset {
+      talkerHoldLeft = talkerHold
+    } else if talkerHoldLeft > 0 {
+      talkerHoldLeft -= 1
+      d.onset = true
+    }
     for age in 0..<(depth - 1) {
       let later = decisions[slot(age: age)]
       d.onset = d.onset || later.onset
