@@ -196,13 +196,17 @@ def echo_section(echo):
         lines += ["", "shifted: ours on the same scenes with the app's piece started later"
                   " (`EchoScene`'s"
                   " `appShift`, rotated): other words and notes in the first seconds, under the"
-                  " talker and at the path change. The canceller was tuned on the scenes above;"
-                  " these show where its figures hold off them. ERLE before / after the change,"
-                  " convergence from the start / the change (s), the talker in double talk.", "",
-                  "| scene | app from | ERLE dB | conv. s | DT SI-SDR | DT echo red. |",
-                  "|---|---|---|---|---|---|"]
+                  " talker and at the path change. The canceller was tuned on the scenes above"
+                  " and on the shifts 2.15, 4.3 and 6.45 s; 1.1, 3.2, 5.4 and 8.6 s were first"
+                  " run on it after. ERLE before / after the change and a perfect canceller's"
+                  " (mic minus the true echo), convergence from the start / the change (s), the"
+                  " talker in double talk.", "",
+                  "| scene | app from | ERLE dB | perfect dB | conv. s | DT SI-SDR"
+                  " | DT echo red. |",
+                  "|---|---|---|---|---|---|---|"]
         for (shift, scene), m in shifted:
             lines.append(f"| {scene} | {shift} s | {f(m['erle_before'])} / {f(m['erle_after'])} |"
+                         f" {f(m.get('perfect_before'))} / {f(m.get('perfect_after'))} |"
                          f" {f(m['convergence'])} / {f(m['reconvergence'])} |"
                          f" {f(m['dt_si_sdr'])} | {f(m['dt_echo_reduction'])} |")
     noisy = [(name.split("/", 1)[1], m) for name, m in echo.items()
