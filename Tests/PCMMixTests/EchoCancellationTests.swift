@@ -178,10 +178,10 @@ import Testing
   @Test func theSuppressorWaitsForTheOnsetsReadAfterABlock() throws {
     // The onset bar reads a syllable over music some blocks after it begins, once its power
     // has spread over three bands; the blocks before took it for a note the filter had not
-    // learnt. On the same scene, with no look-ahead (and no hold after an onset, which reads
-    // 0.97 alone), the talker's first 50 ms of the first span came out at 0.61 of their level;
-    // with each block's gains waiting 8 blocks (43 ms) for the onsets read after it, 0.83.
-    // The echo-alone targets hold.
+    // learnt. On the same scene, with no look-ahead (and no hold after an onset, which this
+    // test leaves out), the talker's first 50 ms of the first span came out at 0.61 of their
+    // level; with each block's gains waiting 8 blocks (43 ms) for the onsets read after it,
+    // 0.83. The echo-alone targets hold.
     let scene = try Self.scene(.music, 0.12, "rt05", appShift: 2.15)
     func start(_ out: [Float]) -> Double { Self.talkerKept(out, scene, 6..<6.05) }
     let without = scene.cancelled(lookahead: 0, talkerHold: 0).output
@@ -195,12 +195,12 @@ import Testing
   @Test func aTalkersOnsetCountsForASyllableAfterItIsRead() throws {
     // The second span of double talk begins with a chord the filter has not heard. The onset
     // bar reads the talker's first syllable over 13.96–14.005 s, but the voice rate does not
-    // open under the chord: with the onset counting only in its own block (and the look-ahead
-    // before it), the estimate for notes the filter has not learnt held the talker's
-    // 750–1500 Hz band at its floor over 14.01–14.20 s. Counting it on for 0.16 s after it is
-    // read keeps it (its 14.05–14.2 s at 0.39 of the talker's level without, 0.77 with), and
-    // the scene meets the double-talk targets (SI-SDR 14.35 → 15.59 dB, the echo 14.54 →
-    // 15.69 dB down).
+    // open under the chord: with only the onset's own blocks (and the look-ahead before them)
+    // leaving the estimate for notes the filter has not learnt out, it held the talker's
+    // 750–1500 Hz band at its floor over 14.01–14.20 s. Leaving it out for 0.16 s after the
+    // onset, with the gains moving as while a talker is heard, keeps the syllable (14.05–14.2 s
+    // at 0.39 of the talker's level without, 0.75 with), and the scene meets the double-talk
+    // targets (SI-SDR 14.35 → 15.48 dB, the echo 14.54 → 15.60 dB down).
     let scene = try Self.scene(.music, 0.12, "rt05", appShift: 2.15)
     func kept(_ out: [Float]) -> Double { Self.talkerKept(out, scene, 14.05..<14.2) }
     let without = scene.cancelled(talkerHold: 0).output

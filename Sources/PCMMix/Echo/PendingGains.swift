@@ -15,6 +15,9 @@ struct PendingGains {
     var starting = true
     /// The block reads as a talker's onset (``ResidualEchoSuppressor/voiceOnset``).
     var onset = false
+    /// The block comes within ``talkerHold`` blocks after one that read as an onset (set by
+    /// ``oldest()``).
+    var talking = false
     /// The app's echo may be arriving.
     var echoDue = false
     /// No echo found: the block passes as it came.
@@ -34,7 +37,7 @@ struct PendingGains {
   var decisions: [Decisions]
   /// Blocks pushed so far.
   var pushed = 0
-  /// Blocks a talker's onset counts on for after the block it was read in
+  /// Blocks marked `talking` after the block an onset was read in
   /// (``ResidualEchoSuppressor/talkerHoldSeconds``), and those still to come.
   let talkerHold: Int
   var talkerHoldLeft = 0
@@ -68,9 +71,9 @@ struct PendingGains {
   }
 
   /// The oldest block's slot, and its decisions with those of the blocks around it: a
-  /// talker's onset read within the look-ahead counts from this block on, and one read in
-  /// this block counts for the ``talkerHold`` blocks after it too (neither in the app's first
-  /// seconds, where every block is taken as the echo alone).
+  /// talker's onset read within the look-ahead counts from this block on, and the
+  /// ``talkerHold`` blocks after one read in this block are marked as `talking` (neither in
+  /// the app's first seconds, where every block is taken as the echo alone).
   mutating func oldest() -> (slot: Int, decisions: Decisions) {
     let s = slot(age: depth - 1)
     var d = decisions[s]
@@ -79,7 +82,7 @@ struct PendingGains {
       talkerHoldLeft = talkerHold
     } else if talkerHoldLeft > 0 {
       talkerHoldLeft -= 1
-      d.onset = true
+      d.talking = true
     }
     for age in 0..<(depth - 1) {
       let later = decisions[slot(age: age)]

@@ -15,12 +15,12 @@
 /// filter's, three times over; the error up to the filter's estimate where the two have one
 /// shape (the filter is wrong there, the path having changed); and the whole error in the bins
 /// where the app's power has just risen (a note's onset); not in a block that reads as a
-/// talker's onset (``onsetBar``), that has one read in the ``lookahead`` blocks after it (a
-/// block's gains wait for them in ``pending``), or that comes in the ``talkerHoldSeconds`` after
-/// one. Gains rise halfway a block and fall at once (``gainShares``); while a talker is heard,
-/// they rise faster and fall part of the way (``talkerGains``). For the app's first 1.5 s
-/// (``startSeconds``) the gains take every block as the echo alone. Comfort noise at the
-/// room's tone (``roomTone``) fills what was taken out.
+/// talker's onset (``onsetBar``), or that has one read in the ``lookahead`` blocks after it (a
+/// block's gains wait for them in ``pending``); and in the ``talkerHoldSeconds`` after one, not
+/// the first of the three. Gains rise halfway a block and fall at once (``gainShares``); while a
+/// talker is heard, they rise faster and fall part of the way (``talkerGains``). For the app's
+/// first 1.5 s (``startSeconds``) the gains take every block as the echo alone. Comfort noise
+/// at the room's tone (``roomTone``) fills what was taken out.
 struct ResidualEchoSuppressor {
   let bins: Int
   let settings: EchoCancellation
@@ -704,20 +704,28 @@ struct ResidualEchoSuppressor {
   /// (11.0 without) and 10.5 over 1.5–2.5 s (18.5 without), and the same as without from 2.5 s
   /// on.
   static let startSeconds = 1.5
-  /// How long a talker's onset, once read (``onsetBar``), counts for the blocks after it
-  /// (``PendingGains``; ``EchoCanceller/talkerHoldBlocks(rate:)``): about a syllable. The bar
-  /// reads a syllable's start, where its power spreads over three bands; the voice rate, the
-  /// other way the estimates for where the app explains the mic are left out, may then not
-  /// open at all over a chord: on music 120 ms RT60 0.5 s with the app's piece from 2.15 s,
-  /// the bar fired over 13.96–14.005 s, the rate stayed at 0.05–0.14, and over 14.01–14.20 s
-  /// the estimate for notes the filter has not learnt held the 750–1500 Hz band at its floor
-  /// (the talker's 25 ms windows at 0.29–0.41 of their level). On the echo bench's 64
-  /// loudspeaker scenes, 20 blocks (0.11 s) left 3 shifted scenes missing a target (from 4);
-  /// 30 (0.16 s), 40 and 60 none. At 30, double talk rose +0.00 to +1.66 dB SI-SDR (the four
-  /// music 120 ms scenes from 2.15 s 13.83–14.91 → 15.25–16.5), fell on none by more than
-  /// 0.03, and ERLE moved −0.44 to +0.00 dB; at 40, −0.59; at 60, −1.68 on a shifted scene.
-  /// Holding on only while the voice test still fires (within 4 or 12 blocks) kept 3 of the 4
-  /// misses: under the chord the mic keeps the estimate's shape.
+  /// How long after a block read as a talker's onset (``onsetBar``) the gains leave out the
+  /// estimate for notes the filter has not learnt and move as while a talker is heard
+  /// (``talkerGains``; ``PendingGains``, ``EchoCanceller/talkerHoldBlocks(rate:)``): about a
+  /// syllable. The bar reads a syllable's start, where its power spreads over three bands; the
+  /// voice rate may then not open at all under a chord the filter has learnt: on music 120 ms
+  /// RT60 0.5 s with the app's piece from 2.15 s, the bar fired over 13.96–14.005 s, the rate
+  /// stayed at 0.05–0.14, and over 14.01–14.20 s that estimate (the path's prediction less the
+  /// filter's estimate: a small difference of two large powers) held the 750–1500 Hz band at
+  /// its floor, the talker's 25 ms windows at 0.29–0.41 of their level. The estimates for the
+  /// filter's misadjustment and a note's onset still count: they cover an echo path that
+  /// changed and a new chord where the app plays alone, which a false read must not let
+  /// through. Against none (`pcm-mix-bench --filter echo/ours`): on the 16 matrix scenes double
+  /// talk +0.00 to +0.12 dB SI-SDR, ERLE −0.16 to 0.00 dB; on the three shifts the canceller
+  /// was tuned on (48 scenes) double talk −0.01 to +1.55, scenes missing a target 4 → 1 (music
+  /// 120 ms RT60 0.5 s clip from 2.15 s: 13.83 → 14.99 dB); on the four it was not (64 scenes)
+  /// double talk −0.07 to +1.63, ERLE −0.40 to 0.00, missing 23 → 22 (two mended, and speech 30
+  /// ms RT60 0.5 s clip from 1.1 s reconverging in 2.1 s instead of 0.6, not yet explained).
+  /// Leaving all three estimates out for the hold mended all 4 on the tuned shifts but cost
+  /// ERLE up to 1.54 dB on the others (four music 120 ms scenes from 1.1 s under 25 dB: 23
+  /// missing); the unlearnt estimate alone, with the gains moving as before, left 1 and 23. 20
+  /// blocks (0.11 s) left 3 and 22; 45 (0.24 s), 1 and 23. Holding on only while the voice
+  /// test still fires, or while one or two bands stay over the bar's excess, left 3 of the 4.
   static let talkerHoldSeconds = 0.16
   /// A band's ``pathGain`` counts once it has been learnt in this many blocks.
   static let learntBlocks: UInt8 = 10
@@ -961,9 +969,10 @@ struct ResidualEchoSuppressor {
     // that the filter's estimate does not hold (notes the filter has not learnt), three times
     // over.
     // None of the three while this block reads as a talker's onset (``onsetBar``).
+    // Nor the third for ``talkerHoldSeconds`` after such a block.
     let onset = decisions.onset
     let explained = echoDue && voiceRate < 0.2 && !onset
-    let unlearnt: Float = explained ? 3 : 0
+    let unlearnt: Float = explained && !decisions.talking ? 3 : 0
     // The fourth, where the app has explained the mic lately and the mic has the estimate's
     // shape: the error itself, up to the estimate. There the filter is wrong, not a voice
     // present: a note heard last before the echo path changed, whose estimate has the old
@@ -975,7 +984,7 @@ struct ResidualEchoSuppressor {
     // one frequency is often 10 dB off its band's; marked by ``markOnsets(reference:)``).
     let floor: Float = 0.0316
     let shares =
-      voiceRate > Self.talkerGains.voiceRate || onset
+      voiceRate > Self.talkerGains.voiceRate || onset || decisions.talking
       ? (rise: Self.talkerGains.rise, fall: Self.talkerGains.fall) : Self.gainShares
     let on = settings.suppression > 0 && !bypass
     let comfort = on && settings.comfortNoise
