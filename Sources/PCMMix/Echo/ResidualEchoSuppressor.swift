@@ -720,7 +720,9 @@ struct ResidualEchoSuppressor {
   /// was tuned on (48 scenes) double talk −0.01 to +1.55, scenes missing a target 4 → 1 (music
   /// 120 ms RT60 0.5 s clip from 2.15 s: 13.83 → 14.99 dB); on the four it was not (64 scenes)
   /// double talk −0.07 to +1.63, ERLE −0.40 to 0.00, missing 23 → 22 (two mended, and speech 30
-  /// ms RT60 0.5 s clip from 1.1 s reconverging in 2.1 s instead of 0.6, not yet explained).
+  /// ms RT60 0.5 s clip from 1.1 s reconverging in 2.1 s instead of 0.6: an onset read 0.77 s
+  /// after the path change, with the mic in the estimate's shape through the hold, as under
+  /// the chord at 14 s).
   /// Leaving all three estimates out for the hold mended all 4 on the tuned shifts but cost
   /// ERLE up to 1.54 dB on the others (four music 120 ms scenes from 1.1 s under 25 dB: 23
   /// missing); the unlearnt estimate alone, with the gains moving as before, left 1 and 23. 20
