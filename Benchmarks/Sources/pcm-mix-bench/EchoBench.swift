@@ -326,10 +326,7 @@ enum EchoBench {
           scene.name, fixed(shift, 2) + " s", erleCell(m), perfectCell(m), convergenceCell(m),
           fixed(m.doubleTalkSISDR, 1), fixed(m.doubleTalkEchoReduction, 1),
         ])
-        let name = "shifted/\(fixed(shift, 2))/\(scene.name)"
-        recordEcho(m, as: name, report)
-        report.record(section, name, "perfect_before", m.perfectBefore, "dB")
-        report.record(section, name, "perfect_after", m.perfectAfter, "dB")
+        recordEcho(m, as: "shifted/\(fixed(shift, 2))/\(scene.name)", report)
       }
     }
   }
@@ -388,9 +385,9 @@ enum EchoBench {
   }
 
   /// A scene's echo figures, as `name`: ERLE before and after the path change, convergence
-  /// from the start and from the change, the talker in double talk; `againstReferences`: also
-  /// the perfect canceller's ERLE and the talker alone and the whole capture against the raw
-  /// mic.
+  /// from the start and from the change, the talker in double talk, and the perfect
+  /// canceller's ERLE; `againstReferences`: also the talker alone and the whole capture
+  /// against the raw mic.
   static func recordEcho(
     _ m: EchoSceneMetrics, as name: String, _ report: Report, againstReferences: Bool = false
   ) {
@@ -400,9 +397,9 @@ enum EchoBench {
     report.record(section, name, "reconvergence", m.reconvergence ?? .infinity, "s")
     report.record(section, name, "dt_si_sdr", m.doubleTalkSISDR, "dB")
     report.record(section, name, "dt_echo_reduction", m.doubleTalkEchoReduction, "dB")
-    guard againstReferences else { return }
     report.record(section, name, "perfect_before", m.perfectBefore, "dB")
     report.record(section, name, "perfect_after", m.perfectAfter, "dB")
+    guard againstReferences else { return }
     report.record(section, name, "alone_si_sdr", m.talkerAloneSISDR, "dB")
     report.record(section, name, "whole_si_sdr", m.wholeSISDR, "dB")
   }

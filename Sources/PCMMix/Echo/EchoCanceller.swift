@@ -194,7 +194,7 @@ package struct EchoCanceller {
 
   /// `lookahead`: blocks the suppressor's gains wait for the voice decisions after them (see
   /// ``lookaheadBlocks(rate:)``, the default; 0: none, the output a block late).
-  /// `talkerHold`: blocks a talker's onset counts on for after it is read (see
+  /// `talkerHold`: blocks marked as a talker's after an onset is read (see
   /// ``talkerHoldBlocks(rate:)``, the default; 0: none).
   package init(
     rate: Int, settings: EchoCancellation, kernels: EchoKernels = .c, lookahead: Int? = nil,
@@ -269,13 +269,15 @@ package struct EchoCanceller {
   /// dB) but took up to 5.3 dB off ERLE before the path change, two shifted music scenes
   /// falling under 25 dB: a false rise of the rate where the app plays alone then counted for
   /// the blocks before it too.
-  package static func lookaheadBlocks(rate: Int) -> Int {
-    Int((0.04 * Double(rate) / 256).rounded())
-  }
-  /// Blocks a talker's onset counts on for after the block it is read in
+  package static func lookaheadBlocks(rate: Int) -> Int { blocks(in: 0.04, rate: rate) }
+  /// Blocks marked as a talker's after the block an onset is read in
   /// (``ResidualEchoSuppressor/talkerHoldSeconds``): 30 at 48 kHz.
   package static func talkerHoldBlocks(rate: Int) -> Int {
-    Int((ResidualEchoSuppressor.talkerHoldSeconds * Double(rate) / 256).rounded())
+    blocks(in: ResidualEchoSuppressor.talkerHoldSeconds, rate: rate)
+  }
+  /// The nearest whole number of 256-frame blocks to `seconds` at `rate`.
+  static func blocks(in seconds: Double, rate: Int) -> Int {
+    Int((seconds * Double(rate) / 256).rounded())
   }
   /// ``lookaheadBlocks(rate:)`` in seconds.
   package static func lookaheadSeconds(rate: Int) -> Double {
