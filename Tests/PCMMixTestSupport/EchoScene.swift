@@ -394,6 +394,23 @@ public struct EchoSceneMetrics: Sendable {
   /// mic's (dB).
   public var talkerLevel: Double
 
+  /// The echo issue's targets this output misses, by name (empty: all met): ERLE ≥ 25 dB
+  /// before and after the path change, or within 3 dB of the perfect canceller's; 20 dB
+  /// within 1.5 s of the start and of the change; in double talk the talker at ≥ 15 dB
+  /// SI-SDR and the echo ≥ 15 dB down. (PESQ-WB, the talker alone and the headphone scenes
+  /// are measured apart.) The convergence times are sums of 0.1 s steps, so 1.5 is taken
+  /// with a nanosecond to spare.
+  public var missedTargets: [String] {
+    var missed: [String] = []
+    if erleBefore < 25 && erleBefore < perfectBefore - 3 { missed.append("ERLE before") }
+    if erleAfter < 25 && erleAfter < perfectAfter - 3 { missed.append("ERLE after") }
+    if (convergence ?? .infinity) > 1.5 + 1e-9 { missed.append("convergence") }
+    if (reconvergence ?? .infinity) > 1.5 + 1e-9 { missed.append("reconvergence") }
+    if doubleTalkSISDR < 15 { missed.append("double talk") }
+    if doubleTalkEchoReduction < 15 { missed.append("double-talk echo") }
+    return missed
+  }
+
   /// Measures `out`, the canceller's output aligned with the scene's mic.
   public init(scene: EchoScene, output out: [Float]) {
     let s = scene

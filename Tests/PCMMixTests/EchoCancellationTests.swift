@@ -49,6 +49,20 @@ import Testing
     #expect(!statistics.isBypassed)
   }
 
+  /// The reading of the targets the bench's held-out table counts by
+  /// (``EchoSceneMetrics/missedTargets``): a perfect canceller (mic minus the true echo) meets
+  /// them all, the raw mic none.
+  @Test func theTargetsReadAPerfectCancellerAsMeetingThemAndTheRawMicAsNot() throws {
+    let scene = try Self.scene(.music, 0.12, "rt05")
+    let perfect = zip(scene.talker, scene.noise).map(+)
+    #expect(EchoSceneMetrics(scene: scene, output: perfect).missedTargets == [])
+    #expect(
+      EchoSceneMetrics(scene: scene, output: scene.mic).missedTargets == [
+        "ERLE before", "ERLE after", "convergence", "reconvergence", "double talk",
+        "double-talk echo",
+      ])
+  }
+
   @Test func aLongDelayAReverberantRoomAndAClippingLoudspeaker() throws {
     // The hardest speech scene, held to the numbers. Its double talk: 17.4 dB SI-SDR, the
     // echo 17.5 dB down (`pcm-mix-bench --filter echo`). The clipping loudspeaker's echo is taken
