@@ -195,10 +195,12 @@ package struct EchoCanceller {
   /// `lookahead`: blocks the suppressor's gains wait for the voice decisions after them (see
   /// ``lookaheadBlocks(rate:)``, the default; 0: none, the output a block late).
   /// `talkerHold`: blocks marked as a talker's after an onset is read (see
-  /// ``talkerHoldBlocks(rate:)``, the default; 0: none).
+  /// ``talkerHoldBlocks(rate:)``, the default; 0: none). `uncertaintyShare`: the suppressor's
+  /// share of the filter's uncertainty (``ResidualEchoSuppressor/uncertaintyShare``, the
+  /// default; 0: none).
   package init(
     rate: Int, settings: EchoCancellation, kernels: EchoKernels = .c, lookahead: Int? = nil,
-    talkerHold: Int? = nil
+    talkerHold: Int? = nil, uncertaintyShare: Float? = nil
   ) {
     self.rate = rate
     self.settings = settings
@@ -229,7 +231,8 @@ package struct EchoCanceller {
     suppressor = ResidualEchoSuppressor(
       bins: 257, settings: settings,
       startBlocks: Int(ResidualEchoSuppressor.startSeconds * Double(rate)) / 256,
-      lookahead: lookahead, talkerHold: talkerHold ?? Self.talkerHoldBlocks(rate: rate))
+      lookahead: lookahead, talkerHold: talkerHold ?? Self.talkerHoldBlocks(rate: rate),
+      uncertaintyShare: max(0, uncertaintyShare ?? ResidualEchoSuppressor.uncertaintyShare))
     micRing = [Float](repeating: 0, count: (lookahead + 2) * 256)
     tail = [Float](repeating: 0, count: 256)
     pathProfile = [Float](repeating: 0, count: partitions)
@@ -328,7 +331,7 @@ package struct EchoCanceller {
       // 6 inverse denominator, 7 error re, 8 error im, 9 shadow re, 10 shadow im, 11 shadow
       // error re, 12 shadow error im, 13 mic re, 14 mic im, 15 step, 16 the block's echo
       // estimate, 17 and 18 the two errors (time), 19 the spread reference power; the
-      // suppressor uses 0 … 10.
+      // suppressor uses 0 … 10 (and reads 11: the filter's uncertainty).
       func slot(_ i: Int) -> UnsafeMutablePointer<Float> { base + i * 520 }
       // 1. The reference block's spectrum into the ring; the delay search.
       let refEnergy = pushReference(reference, slot)
@@ -374,12 +377,17 @@ package struct EchoCanceller {
       // The reference's power in each bin as the echo path spreads it (slot 19).
       spreadReference(into: slot(19))
       if suppressor.tracksVoice { directReference(into: slot(9)) }
+      // The main filter's uncertainty per bin, ΣP|X|² from the prediction (slot 5), in the
+      // error's scale, into slot 11 (free once the filters are adapted): the echo it may miss.
+      let power = slot(5)
+      let uncertainty = slot(11)
+      for k in 0..<bins { uncertainty[k] = 0.5 * power[k] }
       // 5. The suppressor on two-block frames of error, echo estimate and mic; overlap-add.
       micRing.withUnsafeBufferPointer { ring in
         suppressor.process(
           reference: slot(19), direct: slot(9), echo: echoNow, echoPrev: &echoPrev, mic: mic,
           micPrev: ring.baseAddress! + (blockIndex - 1) % micRingDepth * h, window: window,
-          fft: fft, scratch: slot, farActive: farActive,
+          uncertainty: uncertainty, fft: fft, scratch: slot, farActive: farActive,
           echoDue: farActive || blockIndex - lastFarBlock <= echoDueBlocks, tail: &tail,
           output: output, bypass: bypassed, statistics: &statistics)
       }
