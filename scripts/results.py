@@ -62,6 +62,11 @@ def generic_section(section, records):
     return lines
 
 
+def under(echo, prefix):
+    """The echo records named `prefix<scene>`, as (scene, metrics) pairs."""
+    return [(name[len(prefix):], m) for name, m in echo.items() if name.startswith(prefix)]
+
+
 def held_out_lines(echo):
     """The held-out table: per shift of the app's piece, a summary of ours on the 16 scenes."""
     shifts = {}
@@ -159,7 +164,7 @@ def echo_section(echo):
              "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for name, m in echo.items():
         if name.startswith(("pipeline/", "shifted/", "held-out/", "noisy-room/",
-                            "pesq-demand/", "pesq-heard/")):
+                            "pesq-demand/", "pesq-heard/", "pesq-denoised/")):
             continue
         scene, canceller = name.rsplit("/", 1)
         headphones = "headphones" in scene
@@ -213,8 +218,7 @@ def echo_section(echo):
                          + "".join(f" {f(m.get(f'pesq_wb_echo_{v}'), 2)} |" for v in levels)
                          + "".join(f" {f(m.get(f'pesq_wb_echo_{v}_quiet'), 2)} |"
                                    for v in levels))
-    heard = [(name.split("/", 1)[1], m) for name, m in echo.items()
-             if name.startswith("pesq-heard/")]
+    heard = under(echo, "pesq-heard/")
     if heard:
         levels = echo_levels(heard[0][1])
         named = spoken(levels)
@@ -239,6 +243,20 @@ def echo_section(echo):
                          + "".join(f" {f(echo.get(f'{scene}/{c}', {}).get('pesq_wb_heard'), 2)} |"
                                    for c in cancellers)
                          + "".join(f" {f(m.get(f'pesq_wb_echo_{v}'), 2)} |" for v in levels))
+    denoised = under(echo, "pesq-denoised/")
+    if denoised:
+        lines += ["", "pesq-denoised: the talker in double talk scored against the clean talker"
+                  " as in the first table, after a noise reducer in the mic path"
+                  " (`Benchmarks/echo_pesq.py --denoise`: a stationary-noise Wiener filter,"
+                  " non-causal over the file, so an upper bound of what one would give): a"
+                  " perfect canceller's output (the talker and the room's noise) and ours, each"
+                  " beside its score without the reducer.", "",
+                  "| scene | perfect | perfect + reducer | ours | ours + reducer |",
+                  "|---|---|---|---|---|"]
+        for scene, m in denoised:
+            lines.append(f"| {scene} | {f(m.get('perfect'), 2)} |"
+                         f" {f(m.get('perfect_denoised'), 2)} | {f(m.get('ours'), 2)} |"
+                         f" {f(m.get('ours_denoised'), 2)} |")
     shifted = [(name.split("/", 2)[1:], m) for name, m in echo.items()
                if name.startswith("shifted/")]
     if shifted:
@@ -259,8 +277,7 @@ def echo_section(echo):
                          f" {f(m['convergence'])} / {f(m['reconvergence'])} |"
                          f" {f(m['dt_si_sdr'])} | {f(m['dt_echo_reduction'])} |")
     lines += held_out_lines(echo)
-    noisy = [(name.split("/", 1)[1], m) for name, m in echo.items()
-             if name.startswith("noisy-room/")]
+    noisy = under(echo, "noisy-room/")
     if noisy:
         lines += ["", "noisy-room: ours on the same scenes in a room 15 dB noisier (white noise at"
                   " -45 dBFS"

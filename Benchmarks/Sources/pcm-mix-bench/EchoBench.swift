@@ -27,6 +27,9 @@ enum EchoBench {
     /// PESQ-WB against the talker as the mic hears them (the talker and the room's noise: a
     /// perfect canceller's output) instead of the clean talker.
     var pesqHeard: Double?
+    /// Ours only: PESQ-WB against the clean talker after a noise reducer
+    /// (``pesqDenoised(_:_:)``).
+    var pesqDenoised: Double?
     /// CPU microseconds per 10 ms of audio.
     var cost: Double
     /// Ours with the Swift kernels (``EchoKernels/swift``): the same, or nil if its output
@@ -129,6 +132,7 @@ enum EchoBench {
         let heard = pesqDemand(
           measured.compactMap { m in m.rows["ours"].map { (m.scene, $0) } }, report)
         pesqHeard(measured.map { ($0.scene, $0.rows) }, cancellers, lowered: heard, report)
+        pesqDenoised(measured.map { ($0.scene, $0.ceiling, $0.rows["ours"]) }, report)
       }
       if options.scale >= 1 {
         shiftedScenes(report)
@@ -263,6 +267,38 @@ enum EchoBench {
         guard let v else { continue }
         report.record(section, "pesq-heard/\(scene.name)", "pesq_wb_echo_\(Int(level))", v, "MOS")
       }
+    }
+  }
+
+  /// PESQ-WB of the talker in double talk against the clean talker, as the echo table reads
+  /// it, after a noise reducer (`Benchmarks/echo_pesq.py --denoise`: a stationary-noise
+  /// Wiener filter, non-causal over the file, so an upper bound of what one in the mic path
+  /// would give): a perfect canceller's output (the talker and the room's noise) and ours,
+  /// each beside its score without the reducer. Whether noise reduction after the canceller
+  /// (one reading of the issue's 2.8) would reach the mark. Recorded as
+  /// `pesq-denoised/<scene>`.
+  static func pesqDenoised(_ scenes: [(EchoScene, Double?, Row?)], _ report: Report) {
+    let table = Table(columns: [
+      ("scene", 22), ("perfect", 7), ("+ reducer", 9), ("ours", 5), ("+ reducer", 9),
+    ])
+    table.start(
+      "PESQ-WB of the talker in double talk against the clean talker, with a noise reducer"
+        + " after the canceller (a stationary-noise Wiener filter, non-causal: an upper bound)"
+        + " and without: a perfect canceller's output (the talker and the room's noise) and"
+        + " ours")
+    let tmp = scratchFolder("pesq-denoised")
+    defer { _ = system("rm -rf '\(tmp)'") }
+    let cell = { (v: Double?) in v.map { fixed($0, 2) } ?? "n/a" }
+    for (scene, ceiling, ours) in scenes where !scene.headphones {
+      let perfect = doubleTalkPESQ(scene, scene.heardTalker, folder: tmp, denoise: true)
+      table.row([
+        scene.name, cell(ceiling), cell(perfect), cell(ours?.pesq), cell(ours?.pesqDenoised),
+      ])
+      let name = "pesq-denoised/\(scene.name)"
+      report.record(section, name, "perfect", ceiling ?? .nan, "MOS")
+      report.record(section, name, "perfect_denoised", perfect ?? .nan, "MOS")
+      report.record(section, name, "ours", ours?.pesq ?? .nan, "MOS")
+      report.record(section, name, "ours_denoised", ours?.pesqDenoised ?? .nan, "MOS")
     }
   }
 
@@ -571,12 +607,17 @@ enum EchoBench {
     dump(scene, canceller, out)
     var pesq: Double?
     var pesqHeard: Double?
+    var pesqDenoised: Double?
     if let folder, !scene.headphones {
       pesq = doubleTalkPESQ(scene, out, folder: folder)
       pesqHeard = doubleTalkPESQ(scene, out, against: scene.heardTalker, folder: folder)
+      if canceller == "ours" {
+        pesqDenoised = doubleTalkPESQ(scene, out, folder: folder, denoise: true)
+      }
     }
     return Row(
       name: scene.name, metrics: metrics, pesq: pesq, pesqHeard: pesqHeard,
+      pesqDenoised: pesqDenoised,
       cost: seconds * 1e6 / blocks,
       swiftCost: swiftCost, lag: lag)
   }
@@ -600,9 +641,11 @@ enum EchoBench {
   }
 
   /// PESQ-WB of the output over both double-talk spans (their mean), against the clean talker
-  /// or the given reference.
+  /// or the given reference; `denoise`: the output through the script's noise reducer first
+  /// (`echo_pesq.py --denoise`).
   static func doubleTalkPESQ(
-    _ scene: EchoScene, _ out: [Float], against reference: [Float]? = nil, folder: String
+    _ scene: EchoScene, _ out: [Float], against reference: [Float]? = nil, folder: String,
+    denoise: Bool = false
   ) -> Double? {
     let ref = folder + "/talker.wav"
     let deg = folder + "/out.wav"
@@ -612,7 +655,9 @@ enum EchoBench {
     let spans = EchoScene.doubleTalk.map { "\($0.lowerBound) \($0.upperBound)" }
     let script = DebugBuild.root + "/Benchmarks/echo_pesq.py"
     guard
-      let pipe = popen("python3 '\(script)' '\(ref)' '\(deg)' \(spans.joined(separator: " "))", "r")
+      let pipe = popen(
+        "python3 '\(script)'\(denoise ? " --denoise" : "") '\(ref)' '\(deg)' "
+          + spans.joined(separator: " "), "r")
     else { return nil }
     var values: [Double] = []
     var line = [CChar](repeating: 0, count: 256)
