@@ -87,23 +87,24 @@ def held_out_lines(echo):
              "| app from | missing | DT speech dB | DT music dB | DT echo red. | ERLE dB"
              " | conv. s |",
              "|---|---|---|---|---|---|---|"]
-
-    def spread(values):
-        if not values:
-            return "–"
-        v = sorted(values)
-        median = (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
-        return f"{f(v[0])} / {f(median)}"
-
     every = []
     for shift, scenes in sorted(shifts.items(), key=lambda item: float(item[0])):
         every += scenes
-        lines.append(held_out_row(f"{shift} s", scenes, spread))
-    lines.append(held_out_row("all", every, spread))
+        lines.append(held_out_row(f"{shift} s", scenes))
+    lines.append(held_out_row("all", every))
     return lines
 
 
-def held_out_row(label, scenes, spread):
+def least_and_median(values):
+    """"least / median" of `values`, or – if there are none."""
+    if not values:
+        return "–"
+    v = sorted(values)
+    median = (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+    return f"{f(v[0])} / {f(median)}"
+
+
+def held_out_row(label, scenes):
     """One row of the held-out table over `scenes` ((name, metrics) pairs)."""
     missing = sum(1 for _, m in scenes if m.get("missed_targets", 0) > 0)
     speech = [m["dt_si_sdr"] for name, m in scenes if name.startswith("speech")]
@@ -112,7 +113,8 @@ def held_out_row(label, scenes, spread):
     erle = min(min(m["erle_before"], m["erle_after"]) for _, m in scenes)
     slowest = [max(m[k] if m[k] is not None else float("inf") for _, m in scenes)
                for k in ("convergence", "reconvergence")]
-    return (f"| {label} | {missing} of {len(scenes)} | {spread(speech)} | {spread(music)} |"
+    return (f"| {label} | {missing} of {len(scenes)} | {least_and_median(speech)} |"
+            f" {least_and_median(music)} |"
             f" {f(echo_red)} | {f(erle)} | {f(slowest[0])} / {f(slowest[1])} |")
 
 

@@ -400,7 +400,8 @@ enum EchoBench {
       var slowest = (0.0, 0.0)
       for scene in scenes where !scene.headphones {
         let m = EchoSceneMetrics(scene: scene, output: scene.cancelled().output)
-        if !m.missedTargets.isEmpty { missing += 1 }
+        let missed = m.missedTargets.count
+        if missed > 0 { missing += 1 }
         if scene.content == .speech {
           speech.append(m.doubleTalkSISDR)
         } else {
@@ -412,7 +413,7 @@ enum EchoBench {
         slowest.1 = max(slowest.1, m.reconvergence ?? .infinity)
         let name = "held-out/\(fixed(shift, 2))/\(scene.name)"
         recordEcho(m, as: name, report)
-        report.record(section, name, "missed_targets", Double(m.missedTargets.count), "targets")
+        report.record(section, name, "missed_targets", Double(missed), "targets")
       }
       func spread(_ v: [Double]) -> String {
         let sorted = v.sorted()
