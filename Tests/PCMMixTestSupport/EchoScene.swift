@@ -517,27 +517,29 @@ extension EchoScene {
   /// The scene's mic through an ``EchoCanceller`` with the app as its reference, block by
   /// block, with the canceller's latency taken off: the output aligned with the mic.
   /// `lookahead` and `talkerHold`: the suppressor's, in blocks; `uncertaintyShare`: its
-  /// share of the filter's uncertainty (`nil`: the canceller's defaults).
+  /// share of the filter's uncertainty; `talkerWeight`: the talker's weight in the filter's
+  /// step (`nil`: the canceller's defaults).
   package func cancelled(
     _ settings: EchoCancellation = EchoCancellation(), kernels: EchoKernels = .c,
-    lookahead: Int? = nil, talkerHold: Int? = nil, uncertaintyShare: Float? = nil
+    lookahead: Int? = nil, talkerHold: Int? = nil, uncertaintyShare: Float? = nil,
+    talkerWeight: Float? = nil
   ) -> (output: [Float], statistics: EchoStatistics) {
     Self.cancel(
       mic: mic, app: app, settings, kernels: kernels, lookahead: lookahead,
-      talkerHold: talkerHold, uncertaintyShare: uncertaintyShare)
+      talkerHold: talkerHold, uncertaintyShare: uncertaintyShare, talkerWeight: talkerWeight)
   }
 
   /// `mic` through the canceller with `app` as its reference, block by block (see
-  /// ``cancelled(_:kernels:lookahead:talkerHold:uncertaintyShare:)``): its output, aligned
-  /// with the mic, and its statistics.
+  /// ``cancelled(_:kernels:lookahead:talkerHold:uncertaintyShare:talkerWeight:)``): its output,
+  /// aligned with the mic, and its statistics.
   package static func cancel(
     mic: [Float], app: [Float], _ settings: EchoCancellation = EchoCancellation(),
     kernels: EchoKernels = .c, lookahead: Int? = nil, talkerHold: Int? = nil,
-    uncertaintyShare: Float? = nil
+    uncertaintyShare: Float? = nil, talkerWeight: Float? = nil
   ) -> (output: [Float], statistics: EchoStatistics) {
     var canceller = EchoCanceller(
       rate: Self.rate, settings: settings, kernels: kernels, lookahead: lookahead,
-      talkerHold: talkerHold, uncertaintyShare: uncertaintyShare)
+      talkerHold: talkerHold, uncertaintyShare: uncertaintyShare, talkerWeight: talkerWeight)
     let h = canceller.hop
     let late = canceller.latency
     let n = mic.count
