@@ -776,7 +776,7 @@ package struct EchoCanceller {
   /// 2.9 and 2.3 dB); with the residual taken off whole, double talk rose only 0.16–0.25 dB on
   /// average; weighed 6 times with a quarter of it taken off, 16 scenes missed (these four
   /// measured before the gates on the app's first seconds and on the shadow).
-  mutating func weighTalker(
+  func weighTalker(
     _ slot: (Int) -> UnsafeMutablePointer<Float>, power: UnsafeMutablePointer<Float>,
     inverse: UnsafeMutablePointer<Float>, floor: Float
   ) {
