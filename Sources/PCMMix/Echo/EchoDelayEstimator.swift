@@ -13,12 +13,26 @@
 /// The first analysis runs once the mic's window is full (192 ms), not once the reference's
 /// whole history is (0.49 s at 300 ms): before the start the reference was silent, and its
 /// history holds that silence. On the echo bench's scenes the echo was found at 0.32–0.64 s
-/// instead of 0.58–1.22 s. So short a history can agree with itself on a wrong lag: music 30 ms
-/// with the app's piece started 6.45 s in gave a lag of 0 (the true one is 31 ms) in three
-/// analyses running at 0.32 s. Until the history is whole, three must agree (with two, the
-/// bench's scenes missed 37 of their ERLE, convergence and double-talk targets, against 29)
-/// and the analyses keep their first pace, so such a lag is replaced by the true one sooner
-/// (there at 0.83 s, instead of 0.90–1.47 s).
+/// instead of 0.58–1.22 s. Until the history is whole, three analyses running must agree (with
+/// two, the bench's scenes missed 37 of their ERLE, convergence and double-talk targets,
+/// against 29), and the analyses keep their first pace.
+///
+/// The mic's window is tapered (``taper``): a quarter of it at each end rises and falls as half
+/// a Hann window. Cut square, its ends are steps, and the whitening gives a step the weight of
+/// any sound: where the app starts with the capture, the reference's own step (silence, then
+/// the piece) lines up with the window's first sample at a lag of 0 in the first analysis. On
+/// music 120 ms RT60 0.5 s with the app's piece started 5.4 s in, that analysis peaked at 0
+/// (0.59, against 0.06 at the true lag), and the smoothing kept the peak there for four more.
+/// On the echo bench's music scenes from 1.1, 5.4 and 6.45 s the search settled on a lag of 0
+/// at 0.32 s (the true one is 31 or 121 ms) and held it until 0.83–1.98 s; the
+/// filter's direct path and the suppressor's path profile were then out of place, and music
+/// 120 ms from 5.4 s reached 20 dB only at 2.1–2.3 s, each early hi-hat's echo left 12–13 dB
+/// down. Tapered, no scene's first lag is wrong (`pcm-mix-bench --filter echo`'s 144
+/// loudspeaker scenes: it is the last one, or 18 frames from it on 8), and the 72 music scenes
+/// reach the true lag at 0.32 s on 48 and at 0.64–0.90 s on the others, where none did at 0.32
+/// s before (0.38–1.98 s; 12 first settled on 0). The speech scenes' lags and times are
+/// unchanged, and no lag is found with headphones. A taper of an eighth or a half of the window
+/// at each end found the last music scene at 1.22 s; a sixteenth found 41 at 0.32 s.
 struct EchoDelayEstimator {
   /// Samples averaged into one.
   let factor: Int
@@ -54,6 +68,20 @@ struct EchoDelayEstimator {
   var agreed = 0
   /// Scratch: 6 × (fftSize + 8) floats.
   var scratch: [Float]
+  /// The mic window's taper: a quarter of ``window`` at each end as half a Hann window, 1
+  /// between.
+  let taper: [Float]
+  /// How far a lag's peak must stand over the correlation's mean over all lags (its
+  /// prominence) to count. Tapered, the search's estimates vary more, and with headphones on
+  /// speech with the app's piece started 6.45 s in (`pcm-mix-bench --filter ducking`), two
+  /// analyses running agreed on a lag of 17 ms at 0.83 s with a prominence of 9.7 (the bar was
+  /// 8): the canceller then left its bypass, and the ducker never read the talker (the app's
+  /// median gain while the talker spoke 0 dB instead of −10). Where there is an echo the first
+  /// lag found stood at 16.4 or
+  /// more over the echo bench's 144 loudspeaker scenes (16.4–16.9 in the room 15 dB noisier,
+  /// 19.6 or more in the quiet one) and 26.4 or more over the ducking bench's 320 loudspeaker
+  /// runs; at 12 no lag or time of those 144 scenes moved.
+  static let prominenceBar: Float = 12
   /// Whether the reference's history is whole (``window`` plus the longest lag).
   var historyFull: Bool { written >= reference.count }
   /// The most recent confident lag, in samples at the full rate; and the latest analysis's
@@ -77,10 +105,16 @@ struct EchoDelayEstimator {
     refPower = [Float](repeating: 0, count: bins)
     micPower = [Float](repeating: 0, count: bins)
     scratch = [Float](repeating: 0, count: 6 * (4_096 + 8))
+    let (count, edge) = (1_536, 384)
+    taper = (0..<count).map { i in
+      let d = min(i, count - 1 - i)
+      guard d < edge else { return 1 }
+      return Float(0.5 - 0.5 * Math.cos(Double.pi * (Double(d) + 0.5) / Double(edge)))
+    }
   }
 
   var retainedBytes: Int {
-    4 * (reference.count + mic.count + 4 * crossRe.count + scratch.count)
+    4 * (reference.count + mic.count + 4 * crossRe.count + scratch.count + taper.count)
   }
 
   /// Takes one block of each signal (`count` samples); returns `true` when an analysis ran.
@@ -146,6 +180,9 @@ struct EchoDelayEstimator {
       unroll(reference, count: refCount, into: time, size: f)
       fft.forward(time, re: rr, im: ri)
       unroll(mic, count: micCount, into: time, size: f)
+      taper.withUnsafeBufferPointer { w in
+        for i in 0..<micCount { time[i] *= w[i] }
+      }
       fft.forward(time, re: mr, im: mi)
       // Smoothing: a plain mean over the first analyses, then 0.8 / 0.2 (about half a second
       // at an analysis every 64 ms).
@@ -203,7 +240,7 @@ struct EchoDelayEstimator {
       // the filter, placed 300 ms late, left the echo out of its reach and the ducker read
       // that echo as a voice.)
       let confident =
-        peak > 1.6 * second && prominence > 8 && best < maxLag - guardLags
+        peak > 1.6 * second && prominence > Self.prominenceBar && best < maxLag - guardLags
       if confident {
         if let previous = last, abs(previous - best) <= 1 { agreed += 1 } else { agreed = 0 }
         if agreed >= (historyFull ? 1 : 2) { found = best * factor }
