@@ -115,6 +115,7 @@ struct EchoDelayEstimator {
 
   var retainedBytes: Int {
     4 * (reference.count + mic.count + 4 * crossRe.count + scratch.count + taper.count)
+      + fft.retainedBytes
   }
 
   /// Takes one block of each signal (`count` samples); returns `true` when an analysis ran.

@@ -29,6 +29,8 @@ package struct RealFFT {
   let tables: [Float]
   /// The bit-reversal permutation of `half` indices.
   let reversed: [Int32]
+  /// Bytes held: the tables and the permutation.
+  var retainedBytes: Int { 4 * (tables.count + reversed.count) }
 
   /// Tables for transforms of `count` samples, a power of two from 4 to 2²⁰.
   package init?(count: Int, kernels: EchoKernels = .c) {
