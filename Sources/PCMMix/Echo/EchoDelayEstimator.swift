@@ -24,10 +24,9 @@
 /// music 120 ms RT60 0.5 s with the app's piece started 5.4 s in, that analysis peaked at 0
 /// (0.59, against 0.06 at the true lag), and the smoothing kept the peak there for four more.
 /// On the echo bench's music scenes from 1.1, 5.4 and 6.45 s the search settled on a lag of 0
-/// at 0.32 s (the true one is 31 or 121 ms) and held it until 0.83–1.98 s; the
-/// filter's direct path and the suppressor's path profile were then out of place, and music
-/// 120 ms from 5.4 s reached 20 dB only at 2.1–2.3 s, each early hi-hat's echo left 12–13 dB
-/// down. Tapered, no scene's first lag is wrong (`pcm-mix-bench --filter echo`'s 144
+/// at 0.32 s (the true one is 31 or 121 ms) and held it until 0.83–1.98 s; the filter's direct
+/// path and the suppressor's path profile were then out of place, and music 120 ms from 5.4 s
+/// reached 20 dB only at 2.1–2.3 s, each early hi-hat's echo left 12–13 dB down. Tapered, no scene's first lag is wrong (`pcm-mix-bench --filter echo`'s 144
 /// loudspeaker scenes: it is the last one, or 18 frames from it on 8), and the 72 music scenes
 /// reach the true lag at 0.32 s on 48 and at 0.64–0.90 s on the others, where none did at 0.32
 /// s before (0.38–1.98 s; 12 first settled on 0). The speech scenes' lags and times are
@@ -77,10 +76,9 @@ struct EchoDelayEstimator {
   /// analyses running agreed on a lag of 17 ms at 0.83 s with a prominence of 9.7 (the bar was
   /// 8): the canceller then left its bypass, and the ducker never read the talker (the app's
   /// median gain while the talker spoke 0 dB instead of −10). Where there is an echo the first
-  /// lag found stood at 16.4 or
-  /// more over the echo bench's 144 loudspeaker scenes (16.4–16.9 in the room 15 dB noisier,
-  /// 19.6 or more in the quiet one) and 26.4 or more over the ducking bench's 320 loudspeaker
-  /// runs; at 12 no lag or time of those 144 scenes moved.
+  /// lag found stood at 16.4 or more over the echo bench's 144 loudspeaker scenes (16.4–16.9 in
+  /// the room 15 dB noisier, 19.6 or more in the quiet one) and 26.4 or more over the ducking
+  /// bench's 320 loudspeaker runs; at 12 no lag or time of those 144 scenes moved.
   static let prominenceBar: Float = 12
   /// Whether the reference's history is whole (``window`` plus the longest lag).
   var historyFull: Bool { written >= reference.count }
@@ -105,7 +103,7 @@ struct EchoDelayEstimator {
     refPower = [Float](repeating: 0, count: bins)
     micPower = [Float](repeating: 0, count: bins)
     scratch = [Float](repeating: 0, count: 6 * (4_096 + 8))
-    let (count, edge) = (1_536, 384)
+    let (count, edge) = (window, window / 4)
     taper = (0..<count).map { i in
       let d = min(i, count - 1 - i)
       guard d < edge else { return 1 }
