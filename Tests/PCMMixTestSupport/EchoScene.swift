@@ -518,15 +518,17 @@ extension EchoScene {
   /// block, with the canceller's latency taken off: the output aligned with the mic.
   /// `lookahead` and `talkerHold`: the suppressor's, in blocks; `uncertaintyShare`: its
   /// share of the filter's uncertainty; `talkerWeight`: the talker's weight in the filter's
-  /// step (`nil`: the canceller's defaults).
+  /// step (`nil`: the canceller's defaults). `eachBlock`: given the canceller's statistics after
+  /// each block (block k ends at frame 256·(k + 1)).
   package func cancelled(
     _ settings: EchoCancellation = EchoCancellation(), kernels: EchoKernels = .c,
     lookahead: Int? = nil, talkerHold: Int? = nil, uncertaintyShare: Float? = nil,
-    talkerWeight: Float? = nil
+    talkerWeight: Float? = nil, eachBlock: ((EchoStatistics) -> Void)? = nil
   ) -> (output: [Float], statistics: EchoStatistics) {
     Self.cancel(
       mic: mic, app: app, settings, kernels: kernels, lookahead: lookahead,
-      talkerHold: talkerHold, uncertaintyShare: uncertaintyShare, talkerWeight: talkerWeight)
+      talkerHold: talkerHold, uncertaintyShare: uncertaintyShare, talkerWeight: talkerWeight,
+      eachBlock: eachBlock)
   }
 
   /// `mic` through the canceller with `app` as its reference, block by block (see
@@ -535,7 +537,8 @@ extension EchoScene {
   package static func cancel(
     mic: [Float], app: [Float], _ settings: EchoCancellation = EchoCancellation(),
     kernels: EchoKernels = .c, lookahead: Int? = nil, talkerHold: Int? = nil,
-    uncertaintyShare: Float? = nil, talkerWeight: Float? = nil
+    uncertaintyShare: Float? = nil, talkerWeight: Float? = nil,
+    eachBlock: ((EchoStatistics) -> Void)? = nil
   ) -> (output: [Float], statistics: EchoStatistics) {
     var canceller = EchoCanceller(
       rate: Self.rate, settings: settings, kernels: kernels, lookahead: lookahead,
@@ -551,6 +554,7 @@ extension EchoScene {
       let m = mic.count - at >= h ? Array(mic[at..<(at + h)]) : zeros
       let a = app.count - at >= h ? Array(app[at..<(at + h)]) : zeros
       canceller.process(mic: m, reference: a, output: &block)
+      eachBlock?(canceller.statistics)
       if at >= late {
         for i in 0..<h where at - late + i < out.count { out[at - late + i] = block[i] }
       }

@@ -151,11 +151,11 @@ import Testing
     // the mic and dropped when the voice shows (`EchoCanceller.resetHold`): none, 15.88 dB.
     // (It resets P once, at 12.9 s, where the app plays alone after the phone moved at 11 s.)
     let scene = try Self.scene(.music, 0.03, "rt02")
-    let trace = Self.statisticsTrace(scene)
-    func changes(at seconds: Double) -> Int { trace[Int(seconds * 48_000) / 256].pathChanges }
+    var trace: [Int] = []
+    let out = scene.cancelled { trace.append($0.pathChanges) }.output
+    func changes(at seconds: Double) -> Int { trace[Int(seconds * 48_000) / 256] }
     #expect(changes(at: 17) == changes(at: 13.9))
     #expect(changes(at: 11) == 0)
-    let out = scene.cancelled().output
     #expect(EchoSceneMetrics(scene: scene, output: out).doubleTalkSISDR >= 15.6)
     // With the app's speech from 2.15 s the same reset came under the same sentence: 16.59 dB,
     // now 20.29.
@@ -383,23 +383,6 @@ import Testing
     print("Room tone, \(content), off the room's (dB): \(readings.joined(separator: " "))")
   }
 
-  /// The canceller's statistics on `scene` after each block (block k ends at frame 256·(k+1)).
-  static func statisticsTrace(_ scene: EchoScene) -> [EchoStatistics] {
-    var canceller = EchoCanceller(rate: EchoScene.rate, settings: EchoCancellation())
-    let h = canceller.hop
-    var output = [Float](repeating: 0, count: h)
-    var trace: [EchoStatistics] = []
-    var at = 0
-    while at + h <= scene.mic.count {
-      canceller.process(
-        mic: Array(scene.mic[at..<(at + h)]), reference: Array(scene.app[at..<(at + h)]),
-        output: &output)
-      trace.append(canceller.statistics)
-      at += h
-    }
-    return trace
-  }
-
   @Test func theEchoIsFoundAtItsOwnLagWhenTheAppStartsWithTheCapture() throws {
     // The app's music, started 5.4 s into its piece, begins with the capture. The delay
     // search's mic window, cut square, began with a step where the reference's history stepped
@@ -407,13 +390,13 @@ import Testing
     // the echo reached 20 dB only at 2.3 s. Its window tapered: the true lag from the first,
     // 20 dB from 0.7 s.
     let scene = try Self.scene(.music, 0.12, "rt05", appShift: 5.4)
-    let found = Self.statisticsTrace(scene).compactMap(\.delay)
+    var found: [Double] = []
+    let out = scene.cancelled { if let delay = $0.delay { found.append(delay) } }.output
     let first = try #require(found.first)
     // The loudspeaker's 120 ms and the direct path (about 1 ms).
     #expect(abs(first - 0.121) <= 0.002)
     #expect(found.allSatisfy { abs($0 - first) <= 0.001 })
-    try Self.expectEchoAloneTargets(
-      EchoSceneMetrics(scene: scene, output: scene.cancelled().output))
+    try Self.expectEchoAloneTargets(EchoSceneMetrics(scene: scene, output: out))
   }
 
   @Test func theVoiceRateWaitsForTheEchoToBeFound() throws {

@@ -599,13 +599,10 @@ package struct EchoCanceller {
     _ errorMain: UnsafeMutablePointer<Float>, _ errorShadow: UnsafeMutablePointer<Float>,
     _ slot: (Int) -> UnsafeMutablePointer<Float>
   ) {
-    let (h, n) = (hop, bins)
+    let n = bins
     // Error spectra, zero-padded in front (overlap-save).
-    let time = slot(0)
-    for i in 0..<h { (time[i], time[h + i]) = (0, errorMain[i]) }
-    fft.forward(time, re: slot(7), im: slot(8))
-    for i in 0..<h { (time[i], time[h + i]) = (0, errorShadow[i]) }
-    fft.forward(time, re: slot(11), im: slot(12))
+    paddedSpectrum(errorMain, time: slot(0), re: slot(7), im: slot(8))
+    paddedSpectrum(errorShadow, time: slot(0), re: slot(11), im: slot(12))
     // Ψ: the near end's power in each bin as the main error shows it, less what the filter's
     // own uncertainty explains; and the reference's power for the shadow's step.
     let (power, inverse, step) = (slot(5), slot(6), slot(15))
@@ -663,6 +660,17 @@ package struct EchoCanceller {
     // One partition made causal per block (its impulse response's second half zeroed), of the
     // main filter and the shadow in turn: two FFTs a block instead of four.
     constrain(shadow: blockIndex & 1 == 1, (blockIndex >> 1) % partitions, slot)
+  }
+
+  /// The spectrum of one block `x` (``hop`` frames) in the filters' frame: zero-padded in
+  /// front to 512 through `time` (overlap-save), into `re` and `im`.
+  func paddedSpectrum(
+    _ x: UnsafePointer<Float>, time: UnsafeMutablePointer<Float>,
+    re: UnsafeMutablePointer<Float>, im: UnsafeMutablePointer<Float>
+  ) {
+    let h = hop
+    for i in 0..<h { (time[i], time[h + i]) = (0, x[i]) }
+    fft.forward(time, re: re, im: im)
   }
 
   /// The process noise q per bin (of P's growth, q·|W|²), from how steadily the reference's
@@ -782,13 +790,10 @@ package struct EchoCanceller {
     _ slot: (Int) -> UnsafeMutablePointer<Float>, power: UnsafeMutablePointer<Float>,
     inverse: UnsafeMutablePointer<Float>, floor: Float
   ) {
-    let (h, n) = (hop, bins)
+    let n = bins
     // The block's echo estimate in the error's frame (zero-padded in front).
-    let time = slot(0)
-    let echoNow = slot(16)
-    for i in 0..<h { (time[i], time[h + i]) = (0, echoNow[i]) }
     let (yr, yi, er, ei) = (slot(13), slot(14), slot(7), slot(8))
-    fft.forward(time, re: yr, im: yi)
+    paddedSpectrum(slot(16), time: slot(0), re: yr, im: yi)
     let weight = talkerWeighting
     let share = Self.talkerResidualShare
     suppressor.leakage.withUnsafeBufferPointer { leakage in
