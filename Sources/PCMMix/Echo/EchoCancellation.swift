@@ -29,7 +29,8 @@
 ///   that early loses some words there (about 5 dB SI-SDR instead of 11 over the first second).
 ///   **Comfort noise** fills what it takes out back to the room's noise floor.
 /// - **Bypass** when there is no echo (headphones, the app silent for long): the mic passes
-///   through unchanged, bit for bit.
+///   through unchanged, bit for bit. Headphones plugged in mid-capture bring the bypass back
+///   once the echo has been gone for about 8–10 s of the app playing.
 public struct EchoCancellation: Equatable, Sendable {
   /// The longest delay (seconds) between the app's audio on the timeline and its echo in the mic
   /// that is searched for: the device's output latency and the acoustic path (default 0.3).
