@@ -63,6 +63,26 @@ import Testing
     #expect(abs(tone - room) <= 1.5)
   }
 
+  /// The mic's capture callback is blocked for 2.5 s at 3 s while the app plays: its buffers
+  /// come too late for their place, and the canceller sees silence there. Before it learnt
+  /// from that silence (both filters adapted toward an echo of 0): over 5.6–5.85 s its output
+  /// stood at −32.2 dBFS where the mic's echo is −31.8 (nothing taken out), at 9–11 s 22 dB
+  /// down instead of 32, and the talker's double talk read 6.5 dB SI-SDR. Now −63.5 dBFS,
+  /// 32 dB down, 18.8 (19.8 with no block).
+  @Test func aBlockedMicCallbackTeachesTheCancellerNothing() throws {
+    let scene = try EchoCancellationTests.scene(.speech, 0.03, "rt02")
+    let live = try scene.throughLiveCapture(
+      EchoCancellation(), app: .replayKitApp(markers: []), mic: .replayKitMic(markers: []),
+      disruptions: [.callbackBlocked(.mic, at: 3, duration: 2.5)])
+    let level = EchoScene.level
+    // The mic's frames that came too late are not in the stem (nor comfort noise over them).
+    #expect(level(live.micStem, 3.2, 5.3) < -120)
+    #expect(level(live.micStem, 5.6, 5.85) <= level(scene.mic, 5.6, 5.85) - 25)
+    #expect(level(live.micStem, 9, 11) <= level(scene.mic, 9, 11) - 25)
+    let m = EchoSceneMetrics(scene: scene, output: live.micStem)
+    #expect(m.doubleTalkSISDR >= 15)
+  }
+
   /// Ducking where an adopter runs it, on the same captures: the detector reads the mic after
   /// the pipeline placed and drift-corrected both sources, and the ducker turns the app down
   /// on the timeline, 0.53 s behind the newest audio. Measured on the app stem against the
