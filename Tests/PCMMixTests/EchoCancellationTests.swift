@@ -472,12 +472,7 @@ import Testing
     #expect(abs(found - 0.121) < 0.002)
     let at13 = try #require(delays[EchoScene.index(13) / 256])
     #expect(abs(at13 - 0.121) < 0.002)
-    let span = EchoScene.index(13)..<EchoScene.index(14)
-    let erle =
-      10
-      * log10(
-        span.reduce(0.0) { $0 + Double(mic[$1] * mic[$1]) }
-          / span.reduce(0.0) { $0 + Double(out[$1] * out[$1]) })
+    let erle = EchoScene.level(mic, from: 13, to: 14) - EchoScene.level(out, from: 13, to: 14)
     #expect(erle >= 20)
   }
 
@@ -497,11 +492,7 @@ import Testing
     for i in EchoScene.index(2.5)..<EchoScene.index(5.5) { mic[i] = 0 }
     let (out, _) = EchoScene.cancel(mic: mic, app: scene.app)
     func erle(_ from: Double, _ to: Double) -> Double {
-      let span = EchoScene.index(from)..<EchoScene.index(to)
-      return 10
-        * log10(
-          span.reduce(0.0) { $0 + Double(mic[$1] * mic[$1]) }
-            / span.reduce(0.0) { $0 + Double(out[$1] * out[$1]) })
+      EchoScene.level(mic, from: from, to: to) - EchoScene.level(out, from: from, to: to)
     }
     #expect(erle(5.5, 5.75) >= 15)
     #expect(erle(9, 11) >= 25)

@@ -355,7 +355,10 @@ package struct EchoCanceller {
       for i in 0..<h { micEnergy += mic[i] * mic[i] }
       let farActive = refEnergy > Float(h) * 1e-7
       let micActive = micEnergy > Float(h) * 1e-8
-      searchDelay(reference: reference, mic: mic, active: farActive && micActive)
+      // The app plays and the mic is not silent: what the search, the filters and the
+      // suppressor learn from (see 3).
+      let heard = farActive && micActive
+      searchDelay(reference: reference, mic: mic, active: heard)
       // 2. Echo estimates of both filters, and the main one's Kalman denominator.
       predictEchoes(slot)
       // To the time domain: the block's echo estimates are the second halves (overlap-save).
@@ -381,7 +384,7 @@ package struct EchoCanceller {
       // 2.5–5.5 s of speech 30 ms RT60 0.2 s, 0.1 dB was taken out over 5.5–5.75 s, 8 dB at
       // 9–11 s, and the talker's double talk read 5.0 dB SI-SDR; with nothing learnt there,
       // 31.9 dB and 20.0 (32.2 and 20.2 with no mute: `aMutedMicTeachesTheCancellerNothing`).
-      if farActive && micActive {
+      if heard {
         adapt(errorMain, errorShadow, slot)
       }
       // 4. The filters compared (not on a silent mic: see 3).
@@ -412,7 +415,7 @@ package struct EchoCanceller {
           reference: slot(19), direct: slot(9), echo: echoNow, echoPrev: &echoPrev, mic: mic,
           micPrev: ring.baseAddress! + (blockIndex - 1) % micRingDepth * h, window: window,
           uncertainty: uncertainty, fft: fft, scratch: slot,
-          farActive: farActive && micActive,
+          farActive: heard,
           echoDue: farActive || blockIndex - lastFarBlock <= echoDueBlocks, tail: &tail,
           output: output, bypass: bypassed, statistics: &statistics)
       }
