@@ -14,6 +14,7 @@ PCMMIX_MATH double pcmmix_exp(double x) { return __builtin_exp(x); }
 PCMMIX_MATH double pcmmix_log(double x) { return __builtin_log(x); }
 PCMMIX_MATH double pcmmix_log10(double x) { return __builtin_log10(x); }
 PCMMIX_MATH double pcmmix_pow(double x, double y) { return __builtin_pow(x, y); }
+PCMMIX_MATH double pcmmix_atan2(double y, double x) { return __builtin_atan2(y, x); }
 PCMMIX_MATH float pcmmix_sinf(float x) { return __builtin_sinf(x); }
 PCMMIX_MATH float pcmmix_cosf(float x) { return __builtin_cosf(x); }
 PCMMIX_MATH float pcmmix_expf(float x) { return __builtin_expf(x); }

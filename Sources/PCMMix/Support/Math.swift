@@ -14,6 +14,7 @@ enum Math {
   @inline(__always) static func log(_ x: Double) -> Double { pcmmix_log(x) }
   @inline(__always) static func log10(_ x: Double) -> Double { pcmmix_log10(x) }
   @inline(__always) static func pow(_ x: Double, _ y: Double) -> Double { pcmmix_pow(x, y) }
+  @inline(__always) static func atan2(_ y: Double, _ x: Double) -> Double { pcmmix_atan2(y, x) }
   @inline(__always) static func sin(_ x: Float) -> Float { pcmmix_sinf(x) }
   @inline(__always) static func cos(_ x: Float) -> Float { pcmmix_cosf(x) }
   @inline(__always) static func exp(_ x: Float) -> Float { pcmmix_expf(x) }
