@@ -5,6 +5,10 @@ plays alone (3-6 s and 9.5-11 s; 12.5-14 s after the phone moves) and the talker
 the double talk (6-9 s and 14-17 s). A canceller whose state drifts over minutes shows it here,
 where the bench's 20 s scenes cannot.
 
+`--ppm P` plays the echo on another clock than the mic's: the echo part of the tiled capture
+is read at 1 + P/1e6 samples per sample (a 32-tap Blackman-windowed sinc), as when the
+loudspeaker and the mic run on different crystals.
+
 Run `PCMMIX_ECHO_DUMP=DIR pcm-mix-bench --filter echo/ours`, build `pcm-mix` in release, then
 `python3 scripts/echo_long_capture.py DIR speech_30_ms_rt02 [SCENE ...]` (a dump's prefix).
 `--copies N` sets the count; `--bin PATH` the pcm-mix to run (default .build/release/pcm-mix).
@@ -25,16 +29,33 @@ def mono(path):
     return x[:, 0] if x.ndim == 2 else x
 
 
+def resampled(x, ratio, half=16):
+    """x read at `ratio` samples per sample through a 2*half-tap Blackman-windowed sinc."""
+    p = np.arange(len(x)) * ratio
+    whole = np.floor(p).astype(np.int64)
+    frac = p - whole
+    padded = np.concatenate([np.zeros(half), x, np.zeros(half + 1)])
+    out = np.zeros(len(x))
+    for k in range(-half + 1, half + 1):
+        t = frac - k
+        window = 0.42 + 0.5 * np.cos(np.pi * t / half) + 0.08 * np.cos(2 * np.pi * t / half)
+        out += np.sinc(t) * window * padded[np.clip(whole + k + half, 0, len(padded) - 1)]
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dump")
     ap.add_argument("scenes", nargs="+")
     ap.add_argument("--copies", type=int, default=15)
     ap.add_argument("--bin", default=".build/release/pcm-mix")
+    ap.add_argument("--ppm", type=float, default=0.0)
     a = ap.parse_args()
     for tag in a.scenes:
         parts = {k: np.tile(mono(os.path.join(a.dump, f"{tag}-{k}.wav")), a.copies)
-                 for k in ("app", "mic", "talker")}
+                 for k in ("app", "mic", "talker", "echo")}
+        if a.ppm:
+            parts["mic"] += resampled(parts["echo"], 1 + a.ppm * 1e-6) - parts["echo"]
         with tempfile.TemporaryDirectory() as d:
             for k in ("app", "mic"):
                 sf.write(f"{d}/{k}.wav", parts[k].astype(np.float32), RATE, subtype="FLOAT")
@@ -65,7 +86,8 @@ def main():
             talk.append(10 * np.log10(np.sum((scale * s) ** 2) / np.sum((y - scale * s) ** 2)))
         for name, row in (("ERLE before dB", before), ("ERLE after dB ", after),
                           ("double talk dB", talk)):
-            print(f"{tag} {name} " + " ".join(f"{v:.1f}" for v in row))
+            print(f"{tag}{f' {a.ppm:+g} ppm' if a.ppm else ''} {name} "
+                  + " ".join(f"{v:.1f}" for v in row))
 
 
 if __name__ == "__main__":

@@ -636,10 +636,10 @@ extension EchoScene {
   /// each buffer appended to a ``ClockedCapturePipeline`` when it is delivered and the output
   /// pulled every 10 ms (``SceneRunner``, with `disruptions`), with `ducking` if given. The
   /// stems come back on the scene's timeline, mono (frame 0 at host time 0), beside the
-  /// runner's own report.
+  /// runner's own report. `copies` plays the scene that many times over, back to back.
   public func throughLiveCapture(
     _ echoCancellation: EchoCancellation?, app: SimulatedSource, mic: SimulatedSource,
-    ducking: Ducking? = nil, disruptions: [Disruption] = []
+    ducking: Ducking? = nil, disruptions: [Disruption] = [], copies: Int = 1
   ) throws -> (
     micStem: [Float], appStem: [Float], statistics: EchoStatistics?, run: SceneRunner.Result
   ) {
@@ -648,14 +648,17 @@ extension EchoScene {
     c.ducking = ducking
     c.policy = .limit
     var (a, m) = (app, mic)
-    a.waveform = Waveform(self.app, rate: Self.rate)
-    m.waveform = Waveform(self.mic, rate: Self.rate)
-    let end = Double(Self.seconds)
+    let copies = max(1, copies)
+    a.waveform = Waveform(
+      Array([[Float]](repeating: self.app, count: copies).joined()), rate: Self.rate)
+    m.waveform = Waveform(
+      Array([[Float]](repeating: self.mic, count: copies).joined()), rate: Self.rate)
+    let end = Double(Self.seconds * copies)
     (a.end, m.end) = (end, end)
     var runner = try SceneRunner(
       c, app: a.streamDescription(rate: a.rate), mic: m.streamDescription(rate: m.rate))
     runner.pipeline.keepStems()
-    var micStem = [Float](repeating: 0, count: self.mic.count)
+    var micStem = [Float](repeating: 0, count: self.mic.count * copies)
     var appStem = micStem
     // Half a second more than the scene, for what the pipeline holds back (a second with
     // ducking's look-ahead).
