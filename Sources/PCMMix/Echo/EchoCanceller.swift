@@ -487,7 +487,19 @@ package struct EchoCanceller {
     }
     // The ring's newest block moved by `pushed` while the mic moved by one: the filters read
     // it that much nearer (their coefficients stay where they are).
-    delay = max(0, min(lags - 1, delay + pushed - 1))
+    let moved = delay + pushed - 1
+    guard moved >= 0 && moved < lags else {
+      // The echo now comes sooner than the filters can reach behind the warp's lag (a drift
+      // that has gone on for minutes: at 20 ppm a block every 4.4 minutes), or later than the
+      // longest delay searched. The warp stops, the raw reference goes on (a block of it now,
+      // if the warp gave none), and the delay search places the filters again.
+      warp.stop()
+      driftVotes = 0
+      if pushed == 0 { pushSpectrum(reference, slot) }
+      delay = max(0, min(lags - 1, moved))
+      return refEnergy
+    }
+    delay = moved
     return refEnergy
   }
 

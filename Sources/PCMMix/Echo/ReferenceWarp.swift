@@ -83,6 +83,12 @@ struct ReferenceWarp {
     position = Double(rawCount)
   }
 
+  /// Stops warping: from the next block the output is the raw reference again.
+  mutating func stop() {
+    active = false
+    position = Double(rawCount)
+  }
+
   /// Whether the next output block's taps all lie among the raw samples pushed.
   var canProduce: Bool {
     let last = position + Double(hop - 1) * ratio
