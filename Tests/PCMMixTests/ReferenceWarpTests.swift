@@ -54,19 +54,28 @@ import Testing
 
 /// The canceller's side of the warp.
 @Suite struct EchoCancellerWarpTests {
-  /// The warp holds a block back while the filters already read the newest block (delay 0):
-  /// the echo has come sooner than they can reach behind the warp. The warp stops, and the
-  /// ring takes the raw block instead, so the filters read on where the reference is.
-  @Test func aWarpWithNoDelayLeftStopsAndTheRawReferenceGoesOn() {
+  /// A canceller four blocks in (a tone for reference, a silent mic), its filters' delay set
+  /// to `delay` and the warp just started, then one block more: the warp holds that block
+  /// back (its read position is where the block began). Returns the canceller, and the ring's
+  /// count before that block.
+  static func heldBack(delay: Int) -> (EchoCanceller, ring: Int) {
     var canceller = EchoCanceller(rate: 48_000, settings: EchoCancellation())
     let mic = [Float](repeating: 0, count: 256)
     let reference = (0..<256).map { Float(0.1 * sin(Double($0) * 0.3)) }
     var out = [Float](repeating: 0, count: 256)
     for _ in 0..<4 { canceller.process(mic: mic, reference: reference, output: &out) }
-    canceller.delay = 0
+    canceller.delay = delay
     canceller.warp.start(ratio: 1.0001)
     let ring = canceller.ringCount
     canceller.process(mic: mic, reference: reference, output: &out)
+    return (canceller, ring)
+  }
+
+  /// The warp holds a block back while the filters already read the newest block (delay 0):
+  /// the echo has come sooner than they can reach behind the warp. The warp stops, and the
+  /// ring takes the raw block instead, so the filters read on where the reference is.
+  @Test func aWarpWithNoDelayLeftStopsAndTheRawReferenceGoesOn() {
+    let (canceller, ring) = Self.heldBack(delay: 0)
     #expect(!canceller.warp.active)
     #expect(canceller.ringCount == ring + 1)
     #expect(canceller.delay == 0)
@@ -75,15 +84,7 @@ import Testing
 
   /// With room behind it, the same held-back block moves the filters' delay by one instead.
   @Test func aHeldBackBlockMovesTheDelay() {
-    var canceller = EchoCanceller(rate: 48_000, settings: EchoCancellation())
-    let mic = [Float](repeating: 0, count: 256)
-    let reference = (0..<256).map { Float(0.1 * sin(Double($0) * 0.3)) }
-    var out = [Float](repeating: 0, count: 256)
-    for _ in 0..<4 { canceller.process(mic: mic, reference: reference, output: &out) }
-    canceller.delay = 5
-    canceller.warp.start(ratio: 1.0001)
-    let ring = canceller.ringCount
-    canceller.process(mic: mic, reference: reference, output: &out)
+    let (canceller, ring) = Self.heldBack(delay: 5)
     #expect(canceller.warp.active)
     #expect(canceller.ringCount == ring)
     #expect(canceller.delay == 4)
