@@ -1038,67 +1038,19 @@ package struct EchoCanceller {
       && statistics.pathChanges == driftPaths && !bypassed && echoSettled
       && driftHeard * 10 >= 8 * (blockIndex - driftBlock)
     if valid {
-      var (re, im, total) = (0.0, 0.0, 0.0)
-      main.withUnsafeBufferPointer { w in
+      // Z_k = W_k·conj(S_k), the filter now against its snapshot, over the four partitions.
+      let moved = main.withUnsafeBufferPointer { w in
         driftSnapshot.withUnsafeBufferPointer { old in
-          for part in 0..<Self.driftParts {
+          Self.phaseDelay(parts: Self.driftParts, bins: lowBins) { part, k in
             let a = w.baseAddress! + (first + part) * width
             let b = old.baseAddress! + part * width
-            var (pr, pi) = (0.0, 0.0)
-            for k in 0..<lowBins {
-              // Z_k = W_k·conj(S_k); the sum takes Z_k·conj(Z_{k−1}).
-              let zr = Double(a[k] * b[k] + a[n + k] * b[n + k])
-              let zi = Double(a[n + k] * b[k] - a[k] * b[n + k])
-              if k > 0 {
-                re += zr * pr + zi * pi
-                im += zi * pr - zr * pi
-                total += (zr * zr + zi * zi).squareRoot() * (pr * pr + pi * pi).squareRoot()
-              }
-              (pr, pi) = (zr, zi)
-            }
+            return (
+              Double(a[k] * b[k] + a[n + k] * b[n + k]), Double(a[n + k] * b[k] - a[k] * b[n + k])
+            )
           }
         }
       }
-      let coherent = total > 0 && (re * re + im * im).squareRoot() >= 0.5 * total
-      if coherent {
-        // The turn between neighbouring bins gives δ roughly; a fit of each bin's phase left
-        // after turning back by it (weighed by |Z_k|) gives the rest.
-        let rough = -Math.atan2(im, re) * 512 / (2 * Double.pi)
-        var (fit, weight) = (0.0, 0.0)
-        main.withUnsafeBufferPointer { w in
-          driftSnapshot.withUnsafeBufferPointer { old in
-            for part in 0..<Self.driftParts {
-              let a = w.baseAddress! + (first + part) * width
-              let b = old.baseAddress! + part * width
-              for k in 1..<lowBins {
-                let zr = Double(a[k] * b[k] + a[n + k] * b[n + k])
-                let zi = Double(a[n + k] * b[k] - a[k] * b[n + k])
-                let omega = 2 * Double.pi * Double(k) / 512
-                let (c, s) = (Math.cos(omega * rough), Math.sin(omega * rough))
-                let phase = Math.atan2(zi * c + zr * s, zr * c - zi * s)
-                let size = (zr * zr + zi * zi).squareRoot()
-                fit += size * omega * phase
-                weight += size * omega * omega
-              }
-            }
-          }
-        }
-        let moved = rough - fit / max(weight, 1e-30)
-        let drift = moved / Double((blockIndex - driftBlock) * hop)
-        lastDrift = drift
-        if warp.active {
-          // A step of at most 5 ppm a reading: a filter the shadow has just replaced, or a
-          // double talk, reads tens of ppm once in a while.
-          let step = max(-5e-6, min(5e-6, 0.5 * drift))
-          warp.ratio = max(1 - 5e-4, min(1 + 5e-4, warp.ratio - step))
-        } else if abs(drift) > Self.driftStart {
-          let sign = drift > 0 ? 1 : -1
-          driftVotes = driftVotes * sign > 0 ? driftVotes + sign : sign
-          if abs(driftVotes) >= 3 && delay >= 2 { warp.start(ratio: 1 - drift) }
-        } else {
-          driftVotes = 0
-        }
-      }
+      if let moved { followDrift(moved / Double((blockIndex - driftBlock) * hop)) }
     }
     main.withUnsafeBufferPointer { w in
       driftSnapshot.withUnsafeMutableBufferPointer { old in
@@ -1112,6 +1064,58 @@ package struct EchoCanceller {
     driftReset = lastReset
     driftPaths = statistics.pathChanges
     driftHeard = 0
+  }
+
+  /// One reading of the drift (the echo's delay growth, frames per frame): three in a row of
+  /// one sign over ``driftStart`` start the warp; after that each takes half of what it reads
+  /// (at most 5 ppm: a filter the shadow has just replaced, or a double talk, reads tens of
+  /// ppm once in a while) off the warp's ratio.
+  mutating func followDrift(_ drift: Double) {
+    lastDrift = drift
+    if warp.active {
+      let step = max(-5e-6, min(5e-6, 0.5 * drift))
+      warp.ratio = max(1 - 5e-4, min(1 + 5e-4, warp.ratio - step))
+    } else if abs(drift) > Self.driftStart {
+      let sign = drift > 0 ? 1 : -1
+      driftVotes = driftVotes * sign > 0 ? driftVotes + sign : sign
+      if abs(driftVotes) >= 3 && delay >= 2 { warp.start(ratio: 1 - drift) }
+    } else {
+      driftVotes = 0
+    }
+  }
+
+  /// The delay (frames; later is positive) that turns the phases of `z(part, k)` (a bin's re
+  /// and im, over `parts` rows of bins 1 ..< `bins`) by 2πk·delay/512: roughly from the phase
+  /// of Σ z_k·z*_{k−1}, then by a fit of the phase each bin leaves after turning back by that
+  /// (weighed by its size). Nil where the turn is not coherent: |Σ z_k·z*_{k−1}| under half of
+  /// Σ|z_k·z*_{k−1}|.
+  static func phaseDelay(parts: Int, bins: Int, _ z: (Int, Int) -> (Double, Double)) -> Double? {
+    var (re, im, total) = (0.0, 0.0, 0.0)
+    for part in 0..<parts {
+      var (pr, pi) = z(part, 0)
+      for k in 1..<bins {
+        let (zr, zi) = z(part, k)
+        re += zr * pr + zi * pi
+        im += zi * pr - zr * pi
+        total += (zr * zr + zi * zi).squareRoot() * (pr * pr + pi * pi).squareRoot()
+        (pr, pi) = (zr, zi)
+      }
+    }
+    guard total > 0 && (re * re + im * im).squareRoot() >= 0.5 * total else { return nil }
+    let rough = -Math.atan2(im, re) * 512 / (2 * Double.pi)
+    var (fit, weight) = (0.0, 0.0)
+    for part in 0..<parts {
+      for k in 1..<bins {
+        let (zr, zi) = z(part, k)
+        let omega = 2 * Double.pi * Double(k) / 512
+        let (c, s) = (Math.cos(omega * rough), Math.sin(omega * rough))
+        let phase = Math.atan2(zi * c + zr * s, zr * c - zi * s)
+        let size = (zr * zr + zi * zi).squareRoot()
+        fit += size * omega * phase
+        weight += size * omega * omega
+      }
+    }
+    return rough - fit / max(weight, 1e-30)
   }
 
   /// Moves both filters' partitions by `shift` blocks when the delay changes (the response
