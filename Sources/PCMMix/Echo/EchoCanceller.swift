@@ -1078,7 +1078,11 @@ package struct EchoCanceller {
     } else if abs(drift) > Self.driftStart {
       let sign = drift > 0 ? 1 : -1
       driftVotes = driftVotes * sign > 0 ? driftVotes + sign : sign
-      if abs(driftVotes) >= 3 && delay >= 2 { warp.start(ratio: 1 - drift) }
+      if abs(driftVotes) >= 3 && delay >= 2 {
+        // The ring's frame holds the last two raw blocks: the history the first warped block
+        // reaches back into.
+        refBlock.withUnsafeBufferPointer { warp.start(ratio: 1 - drift, recent: $0) }
+      }
     } else {
       driftVotes = 0
     }

@@ -63,24 +63,37 @@ struct ReferenceWarp {
   /// How far (samples) the output reads behind the lockstep position: 0 until started.
   var offset: Double { position - Double(rawCount) }
 
-  /// Appends one block of the raw reference.
+  /// Appends one block of the raw reference; while the warp is stopped, only counts it (the
+  /// output is then the raw block itself, and ``start(ratio:recent:)`` takes what history it
+  /// needs).
   mutating func push(_ raw: UnsafePointer<Float>) {
     let h = hop
+    rawCount += h
+    guard active else {
+      position = Double(rawCount)
+      return
+    }
     history.withUnsafeMutableBufferPointer { x in
       let base = x.baseAddress!
       base.update(from: base + h, count: capacity - h)
       (base + capacity - h).update(from: raw, count: h)
     }
-    rawCount += h
-    if !active { position = Double(rawCount) }
   }
 
   /// Starts warping at `ratio`, reading on from the block pushed last, which went out as it
-  /// came (the output then waits a block: the next ``canProduce`` is false).
-  mutating func start(ratio: Double) {
+  /// came (the output then waits a block: the next ``canProduce`` is false). `recent` holds
+  /// the newest raw samples, oldest first (at least the ``half`` the first output reaches
+  /// back; at most ``capacity``).
+  mutating func start(ratio: Double, recent: UnsafeBufferPointer<Float>) {
     active = true
     self.ratio = ratio
     position = Double(rawCount)
+    let n = min(recent.count, capacity)
+    history.withUnsafeMutableBufferPointer { x in
+      let base = x.baseAddress!
+      base.update(repeating: 0, count: capacity - n)
+      (base + capacity - n).update(from: recent.baseAddress! + recent.count - n, count: n)
+    }
   }
 
   /// Stops warping: from the next block the output is the raw reference again.
