@@ -1,5 +1,5 @@
 // The echo canceller's per-bin loops (see EchoCanceller.swift), over spectra held as split real
-// and imaginary arrays of `bins` floats.
+// and imaginary arrays of `bins` floats, and its reference warp's interpolation (ReferenceWarp).
 #pragma STDC FP_CONTRACT OFF
 
 #include "pcmmix_core.h"
@@ -199,5 +199,35 @@ PCM_CLONES void pcmmix_core_echo_gains(const float *restrict se, const float *re
     gains[k] = g;
     er[k] *= g;
     ei[k] *= g;
+  }
+}
+
+PCM_CLONES void pcmmix_core_echo_warp(const float *restrict history, long first,
+                                      const float *restrict table, long taps, long phases,
+                                      double position, double ratio, long count,
+                                      float *restrict out) {
+  for (long i = 0; i < count; i++) {
+    const double p = position + (double)i * ratio;
+    const long whole = (long)p;
+    const double phase = (p - (double)whole) * (double)phases;
+    const long row = (long)phase < phases - 1 ? (long)phase : phases - 1;
+    const float t = (float)(phase - (double)row);
+    const float *x = history + (whole - taps / 2 + 1 - first);
+    const float *a = table + row * taps;
+    const float *b = a + taps;
+    pcm_v8f sa = {0}, sb = {0};
+    for (long k = 0; k < taps; k += 8) {
+      const pcm_v8f v = *(const pcm_v8f_u *)(x + k);
+      sa += *(const pcm_v8f_u *)(a + k) * v;
+      sb += *(const pcm_v8f_u *)(b + k) * v;
+    }
+    // The lanes from −0 one by one, as Swift's SIMD sum() adds them (pcm_sum, written out: a
+    // vector argument may not cross into a function of the default clone).
+    float ra = -0.0f, rb = -0.0f;
+    for (int j = 0; j < 8; j++) {
+      ra += sa[j];
+      rb += sb[j];
+    }
+    out[i] = ra + t * (rb - ra);
   }
 }

@@ -151,6 +151,16 @@ void pcmmix_core_echo_gains(const float *se, const float *sy, const float *resid
 void pcmmix_core_echo_power_add(const float *xr, const float *xi, long bins, float weight,
                                 float *out);
 
+/// The echo canceller's reference read at fractional positions (its warp): output i reads at
+/// p = position + i·ratio (p ≥ 0), whole = (long)p, phase = (p − whole)·phases, row =
+/// min(phases − 1, (long)phase), t = (float)(phase − row); rows a = table + row·taps and b = a +
+/// taps are each dotted with the `taps` samples from history index whole − taps/2 + 1 − first
+/// (`history[0]` holds raw sample `first`) in eight-lane chunks added in order into one
+/// accumulator from 0, its lanes summed from −0 one by one; out[i] = sa + t·(sb − sa). `taps` a
+/// multiple of 8.
+void pcmmix_core_echo_warp(const float *history, long first, const float *table, long taps,
+                           long phases, double position, double ratio, long count, float *out);
+
 // MARK: - Decode and encode
 
 /// `count` samples at `src` (any alignment) to float, with PCMMix's scaling (u8 x / 128 - 1,

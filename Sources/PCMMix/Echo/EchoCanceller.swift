@@ -481,7 +481,7 @@ package struct EchoCanceller {
     }
     var pushed = 0
     while pushed < 2 && warp.canProduce {
-      warp.produce(into: slot(0))
+      warp.produce(into: slot(0), kernels: kernels)
       pushSpectrum(slot(0), slot)
       pushed += 1
     }

@@ -204,4 +204,40 @@ package enum EchoKernels: Sendable {
     guard self == .swift else { return pcmmix_core_echo_power_add(xr, xi, bins, weight, out) }
     for k in 0..<bins { out[k] += weight * (xr[k] * xr[k] + xi[k] * xi[k]) }
   }
+
+  /// `count` samples of the reference read at fractional positions (``ReferenceWarp``): output
+  /// i at p = `position` + i·`ratio` (p ≥ 0), from `history` (raw sample `first` at index 0),
+  /// between rows `row` and `row + 1` of `table` (`taps` floats a row, `phases` + 1 rows): each
+  /// row dotted with the `taps` samples about p in eight-lane chunks, the two blended by p's
+  /// place between the rows (see `pcmmix_core_echo_warp`).
+  func warp(
+    _ history: UnsafePointer<Float>, first: Int, table: UnsafePointer<Float>, taps: Int,
+    phases: Int, position: Double, ratio: Double, count: Int, _ out: UnsafeMutablePointer<Float>
+  ) {
+    guard self == .swift else {
+      return pcmmix_core_echo_warp(
+        history, first, table, taps, phases, position, ratio, count, out)
+    }
+    func load(_ p: UnsafePointer<Float>) -> SIMD8<Float> {
+      UnsafeRawPointer(p).loadUnaligned(as: SIMD8<Float>.self)
+    }
+    for i in 0..<count {
+      let p = position + Double(i) * ratio
+      let whole = Int(p)
+      let phase = (p - Double(whole)) * Double(phases)
+      let row = min(phases - 1, Int(phase))
+      let t = Float(phase - Double(row))
+      let x = history + (whole - taps / 2 + 1 - first)
+      let a = table + row * taps
+      let b = a + taps
+      var (sa, sb) = (SIMD8<Float>(), SIMD8<Float>())
+      for k in stride(from: 0, to: taps, by: 8) {
+        let v = load(x + k)
+        sa += load(a + k) * v
+        sb += load(b + k) * v
+      }
+      let (ra, rb) = (sa.sum(), sb.sum())
+      out[i] = ra + t * (rb - ra)
+    }
+  }
 }

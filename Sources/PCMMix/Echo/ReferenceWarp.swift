@@ -16,7 +16,7 @@ import CPCMMixCore
 /// interpolator's reach of the newest raw sample: the filter's delay falls a block) or two
 /// (it fell more than two blocks behind: the delay grows a block) so that it stays between
 /// them. Until the canceller starts it, the output is the raw reference bit for bit.
-struct ReferenceWarp {
+package struct ReferenceWarp {
   let hop: Int
   /// Taps on either side of the read position.
   static let half = 16
@@ -35,7 +35,7 @@ struct ReferenceWarp {
   /// (phases + 1) rows of 2·half taps: row j for the read position's fraction j / phases.
   let table: [Float]
 
-  init(hop: Int) {
+  package init(hop: Int) {
     self.hop = hop
     capacity = 4 * hop + 2 * Self.half
     history = [Float](repeating: 0, count: capacity)
@@ -66,7 +66,7 @@ struct ReferenceWarp {
   /// Appends one block of the raw reference; while the warp is stopped, only counts it (the
   /// output is then the raw block itself, and ``start(ratio:recent:)`` takes what history it
   /// needs).
-  mutating func push(_ raw: UnsafePointer<Float>) {
+  package mutating func push(_ raw: UnsafePointer<Float>) {
     let h = hop
     rawCount += h
     guard active else {
@@ -84,7 +84,7 @@ struct ReferenceWarp {
   /// came (the output then waits a block: the next ``canProduce`` is false). `recent` holds
   /// the newest raw samples, oldest first (at least the ``half`` the first output reaches
   /// back; at most ``capacity``).
-  mutating func start(ratio: Double, recent: UnsafeBufferPointer<Float>) {
+  package mutating func start(ratio: Double, recent: UnsafeBufferPointer<Float>) {
     active = true
     self.ratio = ratio
     position = Double(rawCount)
@@ -97,40 +97,25 @@ struct ReferenceWarp {
   }
 
   /// Stops warping: from the next block the output is the raw reference again.
-  mutating func stop() {
+  package mutating func stop() {
     active = false
     position = Double(rawCount)
   }
 
   /// Whether the next output block's taps all lie among the raw samples pushed.
-  var canProduce: Bool {
+  package var canProduce: Bool {
     let last = position + Double(hop - 1) * ratio
     return Int(last.rounded(.down)) + Self.half <= rawCount - 1
   }
 
-  /// The next output block into `out` (``canProduce`` must hold).
-  mutating func produce(into out: UnsafeMutablePointer<Float>) {
-    let n = 2 * Self.half
+  /// The next output block into `out` (``canProduce`` must hold), by `kernels`' loop.
+  package mutating func produce(into out: UnsafeMutablePointer<Float>, kernels: EchoKernels) {
     let oldest = rawCount - capacity
     history.withUnsafeBufferPointer { x in
       table.withUnsafeBufferPointer { taps in
-        for i in 0..<hop {
-          let p = position + Double(i) * ratio
-          let whole = p.rounded(.down)
-          let phase = (p - whole) * Double(Self.phases)
-          let row = min(Self.phases - 1, Int(phase))
-          let t = Float(phase - Double(row))
-          let start = x.baseAddress! + (Int(whole) - Self.half + 1 - oldest)
-          let a = taps.baseAddress! + row * n
-          let b = a + n
-          var sa: Float = 0
-          var sb: Float = 0
-          for k in 0..<n {
-            sa += a[k] * start[k]
-            sb += b[k] * start[k]
-          }
-          out[i] = sa + t * (sb - sa)
-        }
+        kernels.warp(
+          x.baseAddress!, first: oldest, table: taps.baseAddress!, taps: 2 * Self.half,
+          phases: Self.phases, position: position, ratio: ratio, count: hop, out)
       }
     }
     position += Double(hop) * ratio

@@ -412,6 +412,36 @@ func echoCases() {
   }
 }
 
+/// The echo canceller's reference warp (the two clocks' case, which the scene above never
+/// starts), by both kernels, at a fast and a slow ratio.
+func warpCases() {
+  let h = 256
+  let reference = testSignal(frames: 48 * h, channels: 1, seed: 41, noise: 0.3)
+  for kernels in [EchoKernels.c, .swift] {
+    for ratio in [1.0 + 2e-5, 1.0 - 5e-4] {
+      var warp = ReferenceWarp(hop: h)
+      var out: [Float] = []
+      var block = [Float](repeating: 0, count: h)
+      for b in 0..<48 {
+        reference.withUnsafeBufferPointer { warp.push($0.baseAddress! + b * h) }
+        if b == 3 {
+          let recent = Array(reference[(2 * h)..<(4 * h)])
+          recent.withUnsafeBufferPointer { warp.start(ratio: ratio, recent: $0) }
+        }
+        var given = 0
+        while b > 3 && given < 2 && warp.canProduce {
+          block.withUnsafeMutableBufferPointer {
+            warp.produce(into: $0.baseAddress!, kernels: kernels)
+          }
+          out += block
+          given += 1
+        }
+      }
+      record("reference warp \(kernels == .c ? "C" : "Swift") at \(ratio)", out)
+    }
+  }
+}
+
 // MARK: - Entry
 
 @_cdecl("pcmmix_driver_run")
@@ -423,6 +453,7 @@ func run(_ mode: Int) -> Int {
     mixerCases()
     limiterAndMeterCases()
     echoCases()
+    warpCases()
   }
   return cases
 }
