@@ -65,6 +65,25 @@ import Testing
   }
 }
 
+extension ReferenceWarpTests {
+  /// Blocks pushed while none is taken leave the read position behind the history the warp
+  /// holds: it then gives nothing rather than read outside it.
+  @Test func aWarpLeftBehindItsHistoryGivesNothing() {
+    var warp = ReferenceWarp(hop: 256)
+    let block = [Float](repeating: 0.25, count: 256)
+    let recent = block + block
+    recent.withUnsafeBufferPointer { warp.start(ratio: 1.0002, recent: $0) }
+    var ready: [Bool] = []
+    for _ in 0..<8 {
+      block.withUnsafeBufferPointer { warp.push($0.baseAddress!) }
+      ready.append(warp.canProduce)
+    }
+    // Ready from the second block (the first output reaches 16 samples past the first), while
+    // its first taps are held (1,056 samples: 4 blocks and 32 taps), then no more.
+    #expect(ready == [false, true, true, true, false, false, false, false])
+  }
+}
+
 /// The canceller's side of the warp.
 @Suite struct EchoCancellerWarpTests {
   /// A canceller four blocks in (a tone for reference, a silent mic), its filters' delay set

@@ -1081,7 +1081,8 @@ package struct EchoCanceller {
       if abs(driftVotes) >= 3 && delay >= 2 {
         // The ring's frame holds the last two raw blocks: the history the first warped block
         // reaches back into.
-        refBlock.withUnsafeBufferPointer { warp.start(ratio: 1 - drift, recent: $0) }
+        let ratio = max(1 - 5e-4, min(1 + 5e-4, 1 - drift))
+        refBlock.withUnsafeBufferPointer { warp.start(ratio: ratio, recent: $0) }
       }
     } else {
       driftVotes = 0

@@ -102,10 +102,14 @@ package struct ReferenceWarp {
     position = Double(rawCount)
   }
 
-  /// Whether the next output block's taps all lie among the raw samples pushed.
+  /// Whether the next output block's taps all lie among the raw samples pushed and still held:
+  /// a read position left behind the history (blocks pushed and none taken) gives nothing,
+  /// never a read outside it (the canceller then takes no block until its delay runs out and
+  /// it stops the warp).
   package var canProduce: Bool {
     let last = position + Double(hop - 1) * ratio
     return Int(last.rounded(.down)) + Self.half <= rawCount - 1
+      && Int(position.rounded(.down)) - Self.half + 1 >= rawCount - capacity
   }
 
   /// The next output block into `out` (``canProduce`` must hold), by `kernels`' loop.
