@@ -71,6 +71,9 @@ package struct EchoCanceller {
   var driftPaths = 0
   var driftHeard = 0
   var driftVotes = 0
+  /// The delay search's lags over the last seconds (``LagTrend``), and its readings' votes.
+  var lagTrend = LagTrend()
+  var searchVotes = 0
   /// The block the Kalman filter's P was last set to its prior in (``resetCovariance()``).
   var covarianceReset = 0
   /// The drift measured last (the echo's delay growth, samples per sample), for tests.
@@ -348,7 +351,7 @@ package struct EchoCanceller {
         + steadiness.count + advance.count
         + processNoise.count + echoPrev.count + tail.count + scratch.count
         + window.count + pathProfile.count + micRing.count + driftSnapshot.count)
-      + suppressor.retainedBytes + warp.retainedBytes
+      + suppressor.retainedBytes + warp.retainedBytes + lagTrend.retainedBytes
       + estimator.retainedBytes + fft.retainedBytes
   }
 
@@ -495,6 +498,7 @@ package struct EchoCanceller {
       // if the warp gave none), and the delay search places the filters again.
       warp.stop()
       driftVotes = 0
+      searchVotes = 0
       if pushed == 0 { pushSpectrum(reference, slot) }
       delay = max(0, min(lags - 1, moved))
       return refEnergy
@@ -532,7 +536,10 @@ package struct EchoCanceller {
     if estimator.push(reference: reference, mic: mic, count: h, active: active),
       let found = estimator.found
     {
-      if estimator.confirmed { lastFound = blockIndex }
+      if estimator.confirmed {
+        lastFound = blockIndex
+        lagTrend.add(block: blockIndex, lag: estimator.fractionalLag)
+      }
       statistics.delay = Double(found) / Double(rate)
       // The search runs on the raw reference; the ring holds it as the warp read it.
       let lag = found + Int(warp.offset.rounded())
@@ -1024,11 +1031,11 @@ package struct EchoCanceller {
   /// after that each reading takes half of what it reads (at most 5 ppm) off the warp's ratio.
   ///
   /// Music's filter hardly follows a drift between the shadow's takeovers, so it reads near 0
-  /// and the warp does little there: music 120 ms RT60 0.5 s at +20 ppm keeps 26.6–27.4 dB of
-  /// ERLE (28.3 with none) and 14.8–15.1 dB SI-SDR in double talk (17.2–18.0).
+  /// there; the delay search's reading (``followSearch(_:)``) starts the warp instead.
   mutating func trackDrift(heard: Bool) {
     if heard { driftHeard += 1 }
     guard blockIndex - driftBlock >= Self.driftInterval else { return }
+    if let drift = lagTrend.drift(at: blockIndex, hop: hop) { followSearch(drift) }
     let n = bins
     let width = 2 * n
     let first = max(0, min(partitions - Self.driftParts, directPartition - 1))
@@ -1075,19 +1082,53 @@ package struct EchoCanceller {
     if warp.active {
       let step = max(-5e-6, min(5e-6, 0.5 * drift))
       warp.ratio = max(1 - 5e-4, min(1 + 5e-4, warp.ratio - step))
-    } else if abs(drift) > Self.driftStart {
-      let sign = drift > 0 ? 1 : -1
-      driftVotes = driftVotes * sign > 0 ? driftVotes + sign : sign
-      if abs(driftVotes) >= 3 && delay >= 2 {
-        // The ring's frame holds the last two raw blocks: the history the first warped block
-        // reaches back into.
-        let ratio = max(1 - 5e-4, min(1 + 5e-4, 1 - drift))
-        refBlock.withUnsafeBufferPointer { warp.start(ratio: ratio, recent: $0) }
-      }
     } else {
-      driftVotes = 0
+      driftVotes = Self.tally(driftVotes, drift, over: Self.driftStart)
+      startWarp(after: driftVotes, drift: drift)
     }
   }
+
+  /// A reading's vote: one more of its sign where it is over `bar` (the count starts again at a
+  /// change of sign), none under it.
+  static func tally(_ votes: Int, _ drift: Double, over bar: Double) -> Int {
+    guard abs(drift) > bar else { return 0 }
+    let sign = drift > 0 ? 1 : -1
+    return votes * sign > 0 ? votes + sign : sign
+  }
+
+  /// Starts the warp at 1 − `drift` (within ±500 ppm) on three votes in a row, while the
+  /// filters have a block of delay to give.
+  mutating func startWarp(after votes: Int, drift: Double) {
+    guard abs(votes) >= 3 && delay >= 2 else { return }
+    // The ring's frame holds the last two raw blocks: the history the first warped block
+    // reaches back into.
+    let ratio = max(1 - 5e-4, min(1 + 5e-4, 1 - drift))
+    refBlock.withUnsafeBufferPointer { warp.start(ratio: ratio, recent: $0) }
+  }
+
+  /// The drift the delay search reads (``LagTrend``), which holds on music where the filter's
+  /// phase does not (``trackDrift(heard:)``): three readings in a row of one sign over
+  /// ``searchStart`` start the warp; once it runs, a reading more than ``searchDeadZone`` off
+  /// the warp's ratio moves it by at most that much. The filter's phase reads finer (within a
+  /// ppm on speech, where the search reads within about 5), so the search only starts the warp
+  /// and keeps it near; the phase moves it the rest of the way.
+  mutating func followSearch(_ drift: Double) {
+    if warp.active {
+      let off = (1 - drift) - warp.ratio
+      guard abs(off) > Self.searchDeadZone else { return }
+      let step = min(abs(off) - Self.searchDeadZone, Self.searchDeadZone)
+      warp.ratio = max(1 - 5e-4, min(1 + 5e-4, warp.ratio + (off > 0 ? step : -step)))
+    } else {
+      searchVotes = Self.tally(searchVotes, drift, over: Self.searchStart)
+      startWarp(after: searchVotes, drift: drift)
+    }
+  }
+
+  /// The drift the search must read (three times in a row) to start the warp: with no drift it
+  /// read within ±3.3 ppm over 5.3–10.7 s (music and speech, a minute each).
+  static let searchStart = 12e-6
+  /// How far the search's reading may lie from the warp's ratio before it moves it.
+  static let searchDeadZone = 2e-6
 
   /// The delay (frames; later is positive) that turns the phases of `z(part, k)` (a bin's re
   /// and im, over `parts` rows of bins 1 ..< `bins`) by 2πk·delay/512: roughly from the phase

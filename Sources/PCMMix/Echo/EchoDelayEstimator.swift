@@ -90,6 +90,10 @@ struct EchoDelayEstimator {
   /// gone; this says whether the newest analysis agrees.
   var confirmed = false
   var prominence: Float = 0
+  /// The latest analysis's peak in frames at the full rate, between decimated lags (a parabola
+  /// through the peak and its neighbours): what ``LagTrend`` follows. It leaves ``found`` as it
+  /// is.
+  var fractionalLag = 0.0
 
   /// For signals at `rate`, lags up to `maximumDelay` seconds; analyses every `interval` blocks.
   init(rate: Int, maximumDelay: Double, interval: Int, kernels: EchoKernels = .c) {
@@ -244,6 +248,15 @@ struct EchoDelayEstimator {
       }
       let mean = sum / Float(maxLag + 1)
       prominence = peak / max(mean, 1e-20)
+      // The peak between lags: the vertex of the parabola through it and its neighbours.
+      fractionalLag = Double(best * factor)
+      if best > 0 && best < maxLag {
+        let (before, after) = (abs(time[maxLag - best + 1]), abs(time[maxLag - best - 1]))
+        let curve = Double(before - 2 * peak + after)
+        if curve < 0 {
+          fractionalLag += Double(factor) * 0.5 * Double(before - after) / curve
+        }
+      }
       // A peak within 1 ms of the longest lag searched is not one: the correlation may still
       // rise beyond it. (Music 120 ms late, in the pipeline, peaked there for its first 1.5 s:
       // the filter, placed 300 ms late, left the echo out of its reach and the ducker read

@@ -1,0 +1,103 @@
+/// How fast the echo's delay moves, read off the delay search: a line fitted to the lags it
+/// found over the last ``window`` blocks (``EchoDelayEstimator/fractionalLag``, on the raw
+/// reference), whatever the filters do.
+///
+/// The canceller's own drift reading (``EchoCanceller/trackDrift(heard:)``) watches the main
+/// filter's phase, which follows speech's drift to within a ppm but hardly moves on music between
+/// the shadow's takeovers: at −50 ppm music 120 ms RT60 0.5 s kept only 11.8–13.2 dB SI-SDR in
+/// double talk (17.2–18.0 with no drift): the warp never started (nor in a minute at +20 ppm, on
+/// music 30 ms RT60 0.2 s either). The search reads the lag every 192 ms on any content, to about a
+/// sample. Over the lags it found in `scripts/echo_long_capture.py`'s one-minute captures (speech
+/// 30 ms RT60 0.2 s, speech 120 ms RT60 0.5 s clip, three music scenes), this fit, modelled in
+/// Python, read 10–26 ppm at +20 and 36–60 at −50 (the sign aside), and within ±3.3 ppm with no
+/// drift.
+///
+/// A lag more than ``tolerance`` frames off the line is left out (the search's peak moves to
+/// a reflection during double talk, or for a moment after the path changes); five in a row
+/// start a new line from the last.
+struct LagTrend {
+  /// The blocks a line spans at most (10.7 s at 48 kHz), and at least to be read (5.3 s).
+  static let window = 2_000
+  static let shortest = 1_000
+  /// Lags farther than this (frames) from the line are left out.
+  static let tolerance = 8.0
+  /// Lags held at most (an analysis every 36 blocks fills ``window`` with 56).
+  static let capacity = 128
+
+  var blocks: [Int]
+  var lags: [Double]
+  /// The oldest lag held (ring index) and how many are held.
+  var first = 0
+  var count = 0
+  /// Lags off the line in a row.
+  var outliers = 0
+
+  init() {
+    blocks = [Int](repeating: 0, count: Self.capacity)
+    lags = [Double](repeating: 0, count: Self.capacity)
+  }
+
+  /// Forgets every lag.
+  mutating func reset() {
+    first = 0
+    count = 0
+    outliers = 0
+  }
+
+  /// The least-squares line through the lags held: (slope in frames per block, the lag it
+  /// gives at `block`); nil with fewer than two blocks apart.
+  func line(at block: Int) -> (slope: Double, lag: Double)? {
+    guard count >= 2 else { return nil }
+    let origin = blocks[first]
+    var (st, sy, stt, sty) = (0.0, 0.0, 0.0, 0.0)
+    for j in 0..<count {
+      let i = (first + j) % Self.capacity
+      let t = Double(blocks[i] - origin)
+      st += t
+      sy += lags[i]
+      stt += t * t
+      sty += t * lags[i]
+    }
+    let n = Double(count)
+    let spread = n * stt - st * st
+    guard spread > 0 else { return nil }
+    let slope = (n * sty - st * sy) / spread
+    let intercept = (sy - slope * st) / n
+    return (slope, intercept + slope * Double(block - origin))
+  }
+
+  /// One lag (frames) found at `block`.
+  mutating func add(block: Int, lag: Double) {
+    let expected =
+      count >= 8
+      ? line(at: block)?.lag : count > 0 ? lags[(first + count - 1) % Self.capacity] : nil
+    if let expected, abs(lag - expected) > Self.tolerance {
+      outliers += 1
+      guard outliers >= 5 else { return }
+      reset()
+    }
+    outliers = 0
+    // Drop what lies beyond the window, or the oldest when full.
+    while count > 0 && (blocks[first] <= block - Self.window || count == Self.capacity) {
+      first = (first + 1) % Self.capacity
+      count -= 1
+    }
+    let i = (first + count) % Self.capacity
+    blocks[i] = block
+    lags[i] = lag
+    count += 1
+  }
+
+  /// The delay's growth (frames per frame, blocks of `hop`) as of `block`, once the lags held
+  /// span ``shortest`` blocks, 20 lags or more; nil before.
+  func drift(at block: Int, hop: Int) -> Double? {
+    guard count >= 20,
+      blocks[(first + count - 1) % Self.capacity] - blocks[first] >= Self.shortest,
+      let line = line(at: block)
+    else { return nil }
+    return line.slope / Double(hop)
+  }
+
+  /// Bytes held.
+  var retainedBytes: Int { 8 * (blocks.count + lags.count) }
+}

@@ -1,0 +1,50 @@
+import Testing
+
+@testable import PCMMix
+
+/// `LagTrend`, the line the echo canceller fits to the delay search's lags to read a drift on
+/// any content.
+@Suite struct LagTrendTests {
+  /// Lags every 36 blocks moving 0.1 frame a block (about 390 ppm at 256 frames a block):
+  /// nothing read before they span 1,000 blocks, then the slope, exactly.
+  @Test func aSteadyMoveIsReadOnceTheLagsSpanEnough() throws {
+    var trend = LagTrend()
+    var readings: [Double?] = []
+    for i in 0..<40 {
+      let block = 36 * i
+      trend.add(block: block, lag: 1_000 + 0.1 * Double(block))
+      readings.append(trend.drift(at: block, hop: 256))
+    }
+    // The 29th lag (block 1,008) is the first 1,000 blocks after the first.
+    #expect(readings[..<28].allSatisfy { $0 == nil })
+    let drift = try #require(readings[39])
+    #expect(abs(drift - 0.1 / 256) < 1e-12)
+  }
+
+  /// A lag 15 frames off the line (the search on a reflection for a moment) is left out; five
+  /// in a row start a new line there, which reads nothing until it spans enough again.
+  @Test func lagsOffTheLineAreLeftOutUntilFiveInARow() throws {
+    var trend = LagTrend()
+    for i in 0..<40 { trend.add(block: 36 * i, lag: 500) }
+    for i in 40..<44 { trend.add(block: 36 * i, lag: 515) }
+    let held = try #require(trend.drift(at: 36 * 43, hop: 256))
+    #expect(abs(held) < 1e-12)
+    #expect(trend.count == 40)
+    trend.add(block: 36 * 44, lag: 515)
+    #expect(trend.count == 1)
+    #expect(trend.drift(at: 36 * 44, hop: 256) == nil)
+  }
+
+  /// Lags older than the window are dropped: a move that stopped is read as stopped once the
+  /// window holds only lags after it.
+  @Test func theWindowForgetsOldLags() throws {
+    var trend = LagTrend()
+    for i in 0..<200 {
+      let block = 36 * i
+      // Moving 0.01 frame a block for the first 3,600 blocks, then still.
+      trend.add(block: block, lag: 0.01 * Double(min(block, 3_600)))
+    }
+    let drift = try #require(trend.drift(at: 36 * 199, hop: 256))
+    #expect(abs(drift) < 1e-12)
+  }
+}
