@@ -76,8 +76,6 @@ package struct EchoCanceller {
   var searchVotes = 0
   /// The block the Kalman filter's P was last set to its prior in (``resetCovariance()``).
   var covarianceReset = 0
-  /// The drift measured last (the echo's delay growth, samples per sample), for tests.
-  package var lastDrift = 0.0
   /// The filter's delay in blocks (from the delay search).
   var delay = 0
   var estimator: EchoDelayEstimator
@@ -1078,15 +1076,18 @@ package struct EchoCanceller {
   /// (at most 5 ppm: a filter the shadow has just replaced, or a double talk, reads tens of
   /// ppm once in a while) off the warp's ratio.
   mutating func followDrift(_ drift: Double) {
-    lastDrift = drift
     if warp.active {
       let step = max(-5e-6, min(5e-6, 0.5 * drift))
-      warp.ratio = max(1 - 5e-4, min(1 + 5e-4, warp.ratio - step))
+      warp.ratio = Self.warpRatio(warp.ratio - step)
     } else {
       driftVotes = Self.tally(driftVotes, drift, over: Self.driftStart)
       startWarp(after: driftVotes, drift: drift)
     }
   }
+
+  /// `ratio` kept within 500 ppm of 1: no pair of crystals is that far apart, and a reading
+  /// past it is a filter thrown off, not a drift.
+  static func warpRatio(_ ratio: Double) -> Double { max(1 - 5e-4, min(1 + 5e-4, ratio)) }
 
   /// A reading's vote: one more of its sign where it is over `bar` (the count starts again at a
   /// change of sign), none under it.
@@ -1102,7 +1103,7 @@ package struct EchoCanceller {
     guard abs(votes) >= 3 && delay >= 2 else { return }
     // The ring's frame holds the last two raw blocks: the history the first warped block
     // reaches back into.
-    let ratio = max(1 - 5e-4, min(1 + 5e-4, 1 - drift))
+    let ratio = Self.warpRatio(1 - drift)
     refBlock.withUnsafeBufferPointer { warp.start(ratio: ratio, recent: $0) }
   }
 
@@ -1117,7 +1118,7 @@ package struct EchoCanceller {
       let off = (1 - drift) - warp.ratio
       guard abs(off) > Self.searchDeadZone else { return }
       let step = min(abs(off) - Self.searchDeadZone, Self.searchDeadZone)
-      warp.ratio = max(1 - 5e-4, min(1 + 5e-4, warp.ratio + (off > 0 ? step : -step)))
+      warp.ratio = Self.warpRatio(warp.ratio + (off > 0 ? step : -step))
     } else {
       searchVotes = Self.tally(searchVotes, drift, over: Self.searchStart)
       startWarp(after: searchVotes, drift: drift)
