@@ -636,10 +636,13 @@ extension EchoScene {
   /// each buffer appended to a ``ClockedCapturePipeline`` when it is delivered and the output
   /// pulled every 10 ms (``SceneRunner``, with `disruptions`), with `ducking` if given. The
   /// stems come back on the scene's timeline, mono (frame 0 at host time 0), beside the
-  /// runner's own report. `copies` plays the scene that many times over, back to back.
+  /// runner's own report. `copies` plays the scene that many times over, back to back; `heard`
+  /// is what the mic captures instead of the copies of the scene's mic (e.g. an echo on
+  /// another clock).
   public func throughLiveCapture(
     _ echoCancellation: EchoCancellation?, app: SimulatedSource, mic: SimulatedSource,
-    ducking: Ducking? = nil, disruptions: [Disruption] = [], copies: Int = 1
+    ducking: Ducking? = nil, disruptions: [Disruption] = [], copies: Int = 1,
+    heard: [Float]? = nil
   ) throws -> (
     micStem: [Float], appStem: [Float], statistics: EchoStatistics?, run: SceneRunner.Result
   ) {
@@ -652,7 +655,7 @@ extension EchoScene {
     a.waveform = Waveform(
       Array([[Float]](repeating: self.app, count: copies).joined()), rate: Self.rate)
     m.waveform = Waveform(
-      Array([[Float]](repeating: self.mic, count: copies).joined()), rate: Self.rate)
+      heard ?? Array([[Float]](repeating: self.mic, count: copies).joined()), rate: Self.rate)
     let end = Double(Self.seconds * copies)
     (a.end, m.end) = (end, end)
     var runner = try SceneRunner(

@@ -526,7 +526,8 @@ import Testing
   /// 30.7–30.8 and 19.2 at −50. Music's filter does not show the drift in its phase; with the
   /// warp started only from there, its last copy read 14.9 and 13.2 dB SI-SDR in double talk at
   /// +20 and −50 ppm (17.2 through `pcm-mix mix` with no drift); started from the delay
-  /// search's reading too (`LagTrend`), 17.9 and 16.8.
+  /// search's reading too (`LagTrend`), 17.9 and 16.8; with the search's line kept through
+  /// double talk (`LagTrend.restart`), 18.0 and 17.2.
   @Test(arguments: [
     (EchoScene.Content.speech, 20.0), (.speech, -50.0), (.music, 20.0), (.music, -50.0),
   ])

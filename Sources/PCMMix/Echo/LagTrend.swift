@@ -13,14 +13,21 @@
 /// drift.
 ///
 /// A lag more than ``tolerance`` frames off the line is left out (the search's peak moves to
-/// a reflection during double talk, or for a moment after the path changes); five in a row
-/// start a new line from the last.
+/// a reflection during double talk, or for a moment after the path changes); ``restart`` in a
+/// row start a new line from the last.
 struct LagTrend {
   /// The blocks a line spans at most (10.7 s at 48 kHz), and at least to be read (5.3 s).
   static let window = 2_000
   static let shortest = 1_000
   /// Lags farther than this (frames) from the line are left out.
   static let tolerance = 8.0
+  /// Lags off the line in a row (an analysis every 192 ms: about 2 s) that start a new line.
+  /// Through a double talk the search's peak can hold on a reflection: in the live capture of
+  /// music 120 ms RT60 0.5 s with the loudspeaker 50 ppm slow, five lags in a row 22 frames
+  /// late (7.7–8.5 s) restarted the line, which was read again only 5.3 s later, and over the
+  /// minute the filter's phase (wrong on music) set the warp at 74–79 ppm
+  /// (`aLoudspeakerOnItsOwnClockIsFollowedLive`).
+  static let restart = 10
   /// Lags held at most (an analysis every 36 blocks fills ``window`` with 56).
   static let capacity = 128
 
@@ -73,7 +80,7 @@ struct LagTrend {
       ? line(at: block)?.lag : count > 0 ? lags[(first + count - 1) % Self.capacity] : nil
     if let expected, abs(lag - expected) > Self.tolerance {
       outliers += 1
-      guard outliers >= 5 else { return }
+      guard outliers >= Self.restart else { return }
       reset()
     }
     outliers = 0
