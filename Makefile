@@ -2,7 +2,7 @@
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 
-.PHONY: all bootstrap build demo test test-fast bench bench-smoke plots fuzz tsan lint docs docs-check vectors rf64-check arm64-check arm64-results apple-check clean
+.PHONY: all bootstrap build demo test test-fast test-release bench bench-smoke plots fuzz tsan lint docs docs-check vectors rf64-check arm64-check arm64-results apple-check clean
 
 all: build
 
@@ -29,6 +29,14 @@ SLOW_SUITES = EchoCancellationTests|DuckingTests|EchoCommandTests|LoudnessComman
 test-fast: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip "$(SLOW_SUITES)"
+
+# The tests built optimized, testing enabled (in .build/test-release), for DSP experiments: all
+# of them in about 35 s once built (Debug: about 400); a minute of live echo capture in 2 s
+# (Debug: 23). FILTER="..." narrows them.
+# `make test` (Debug, as an adopter's Xcode builds a dependency) stays the check.
+test-release: bootstrap
+	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --scratch-path .build/test-release
+	$(SWIFT) test -c release --scratch-path .build/test-release --skip-build $(if $(FILTER),--filter "$(FILTER)")
 
 # Per-callback latency, allocations, memory, every resampler beside soxr/speexdsp/libsamplerate,
 # and the CLI beside ffmpeg and sox (benchmark-only tools, installed here where missing).
