@@ -637,8 +637,8 @@ extension EchoScene {
   /// pulled every 10 ms (``SceneRunner``, with `disruptions`), with `ducking` if given. The
   /// stems come back on the scene's timeline, mono (frame 0 at host time 0), beside the
   /// runner's own report. `copies` plays the scene that many times over, back to back; `heard`
-  /// is what the mic captures instead of the copies of the scene's mic (e.g. an echo on
-  /// another clock).
+  /// is what the mic captures instead of the copies of the scene's mic, as long as they (e.g.
+  /// an echo on another clock).
   public func throughLiveCapture(
     _ echoCancellation: EchoCancellation?, app: SimulatedSource, mic: SimulatedSource,
     ducking: Ducking? = nil, disruptions: [Disruption] = [], copies: Int = 1,

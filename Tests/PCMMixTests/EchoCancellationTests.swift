@@ -538,10 +538,7 @@ import Testing
     let copies = 3
     let n = scene.mic.count
     let app = Array([[Float]](repeating: scene.app, count: copies).joined())
-    let echo = Array([[Float]](repeating: scene.echo, count: copies).joined())
-    let moved = Self.resampled(echo, by: 1 + ppm * 1e-6)
-    var mic = Array([[Float]](repeating: scene.mic, count: copies).joined())
-    for i in mic.indices { mic[i] += moved[i] - echo[i] }
+    let mic = Self.micWithDriftedEcho(scene, copies: copies, ppm: ppm)
     let (out, _) = EchoScene.cancel(mic: mic, app: app)
     let start = Double((copies - 1) * n) / Double(EchoScene.rate)
     for (a, b) in [(3.0, 6.0), (9.5, 11.0), (12.5, 14.0)] {
@@ -558,6 +555,16 @@ import Testing
       said += scene.talker[(r.lowerBound - (copies - 1) * n)..<(r.upperBound - (copies - 1) * n)]
     }
     #expect(EchoSceneMetrics.siSDR(talk, said) >= 15)
+  }
+
+  /// `copies` of `scene`'s mic back to back, its echo read at 1 + `ppm`·10⁻⁶ samples per
+  /// sample (``resampled(_:by:)``): the loudspeaker on another clock than the mic's.
+  static func micWithDriftedEcho(_ scene: EchoScene, copies: Int, ppm: Double) -> [Float] {
+    let echo = Array([[Float]](repeating: scene.echo, count: copies).joined())
+    let moved = resampled(echo, by: 1 + ppm * 1e-6)
+    var mic = Array([[Float]](repeating: scene.mic, count: copies).joined())
+    for i in mic.indices { mic[i] += moved[i] - echo[i] }
+    return mic
   }
 
   /// `x` read at `ratio` samples per sample (a loudspeaker's clock `ratio` times the mic's),

@@ -108,10 +108,7 @@ import Testing
     let scene = try EchoCancellationTests.scene(.music, 0.12, "rt05")
     let copies = 3
     let n = scene.mic.count
-    let echo = Array([[Float]](repeating: scene.echo, count: copies).joined())
-    let moved = EchoCancellationTests.resampled(echo, by: 1 - 50e-6)
-    var heard = Array([[Float]](repeating: scene.mic, count: copies).joined())
-    for i in heard.indices { heard[i] += moved[i] - echo[i] }
+    let heard = EchoCancellationTests.micWithDriftedEcho(scene, copies: copies, ppm: -50)
     var app = SimulatedSource.replayKitApp(markers: [])
     var mic = SimulatedSource.replayKitMic(markers: [])
     app.clockPPM = 150
