@@ -836,7 +836,10 @@ package struct EchoCanceller {
   /// it until the next note puts another partial there, which the room treats apart, so the
   /// coefficients must follow from note to note: music in double talk wanted more process noise
   /// (0.005·|W|²: SI-SDR of the talker +0.8 to +1.4 dB on music 30 ms) and speech less
-  /// (0.0002·|W|²: +0.9 to +1.6 dB, but convergence 1.8–3.0 s on three scenes). Steadiness
+  /// (0.0002·|W|²: +0.9 to +1.6 dB, but convergence 1.8–3.0 s on three scenes). Halving the
+  /// tonal level later (0.0025) gained 0 to +0.3 dB of double talk on all 16 bench scenes and
+  /// cut the held-out shifts' misses from 43 to 40; dropping it (0.001) cost three music
+  /// scenes of the shifted table their double talk. Steadiness
   /// over 0.9 held 25–66 % of the power of the music's app audio under 4 kHz and 0–7 % of the
   /// speech's (`pcm-mix-bench --filter echo`'s scenes).
   mutating func updateProcessNoise() {
@@ -974,7 +977,7 @@ package struct EchoCanceller {
   /// The levels of the process noise (see ``updateProcessNoise()``): the least it is while the
   /// filter acquires the path, the base elsewhere, and where the reference holds a tone.
   static let processNoiseLevels: (acquiring: Float, base: Float, tonal: Float) = (
-    0.002, 0.001, 0.005
+    0.002, 0.001, 0.0025
   )
   /// The steadiness of a bin's phase advance (``steadiness``) from which the process noise
   /// rises, and at which it reaches `tonal`.
