@@ -25,7 +25,7 @@ test: bootstrap
 
 # The edit-test loop: the unit suites without the long scene, echo, loudness-file and replay
 # suites (which `make test` runs); about 70 s on 2 cores once built.
-SLOW_SUITES = EchoCancellationTests|DuckingTests|EchoCommandTests|LoudnessCommandTests|LoudnessMeterTests|ResamplerPresetTests|SceneTests|RecoveryTests|FuzzRegressionTests|ReplayTests|TransitionTests|InvariantTests|BandEdgeTests|WebRTCThresholdTests
+SLOW_SUITES = EchoCancellationTests|EchoLiveCaptureTests|EchoCancellerWarpTests|DuckingTests|EchoCommandTests|LoudnessCommandTests|LoudnessMeterTests|ResamplerPresetTests|SceneTests|RecoveryTests|FuzzRegressionTests|ReplayTests|TransitionTests|InvariantTests|BandEdgeTests|WebRTCThresholdTests
 test-fast: bootstrap
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --skip "$(SLOW_SUITES)"
