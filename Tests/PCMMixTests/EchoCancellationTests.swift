@@ -429,9 +429,10 @@ import Testing
   /// same app and talker with no echo. The canceller must hand the mic back bit for bit, and
   /// stay so. It never did: every analysis of the delay search counted as a find once one had
   /// been made, so it kept cancelling, and over the talker's next double talk its output matched
-  /// the mic at 16–23 dB SI-SDR. Now the mic comes back untouched 7.7–10.6 s after the plug
-  /// (the search's smoothed spectra still stand out at the old lag for 3 s, then 5 s without a
-  /// find, and the app's pauses do not count).
+  /// the mic at 16–23 dB SI-SDR. Now the mic comes back untouched 6.1–8.4 s after the plug
+  /// (the search's smoothed spectra still stand out at the old lag for 3 s, then 3 s without a
+  /// find and 5 s of the app playing with nothing taken out, whose pauses do not count);
+  /// 8.1–10.4 s with 5 s without a find, which the bound of 9 s after the plug refuses.
   @Test(arguments: [(EchoScene.Content.speech, 0.03, "rt02"), (.music, 0.12, "rt05")])
   func pluggingInHeadphonesHandsTheMicBackUntouched(
     content: EchoScene.Content, latency: Double, room: String
@@ -448,7 +449,7 @@ import Testing
     let flips = bypassed.indices.dropFirst().filter { bypassed[$0] != bypassed[$0 - 1] }
     #expect(flips.count == 2)
     let back = Double(256 * ((flips.last ?? 0) + 1)) / Double(EchoScene.rate)
-    #expect(back > 20 && back < 32)
+    #expect(back > 20 && back < 29)
     // (One Bool: on a failing `==` Swift Testing diffs the arrays, 39 s at 100,000 samples.)
     let from = EchoScene.index(32)
     #expect(out[from...].elementsEqual(mic[from...]))
