@@ -455,6 +455,29 @@ import Testing
     #expect(out[from...].elementsEqual(mic[from...]))
   }
 
+  /// A talker 20 dB over the echo, for 3 s of double talk and then 5 s (14–19 s), twice over:
+  /// the filter takes nothing out of the mic while they speak, and the delay search loses the
+  /// echo under them, as after a plug. The canceller must not take them for headphones. It
+  /// goes to bypass once the search has not found the echo for 3 s and the filter has taken
+  /// 3 dB or less for 5 s of the app playing: with those 5 s at 3, music 30 ms RT60 0.2 s went
+  /// to bypass four times in 40 s (at 9.8, 19.0, 29.7 and 39.0 s, each left 1–1.2 s later).
+  @Test(arguments: [(EchoScene.Content.speech, 0.03, "rt02"), (.music, 0.03, "rt02")])
+  func aTalkerOverTheAppIsNotTakenForHeadphones(
+    content: EchoScene.Content, latency: Double, room: String
+  ) throws {
+    let scene = try EchoScene(
+      content: content, outputLatency: latency, room: room, nonlinear: false,
+      headphones: false, appShift: 0, talkerDB: 20, noiseDB: -60, assets: Self.assets)
+    var bypassed: [Bool] = []
+    _ = EchoScene.cancel(mic: scene.mic + scene.mic, app: scene.app + scene.app) {
+      bypassed.append($0.isBypassed)
+    }
+    // Bypassed until the echo is found in the first second, then cancelling to the end.
+    let flips = bypassed.indices.dropFirst().filter { bypassed[$0] != bypassed[$0 - 1] }
+    #expect(flips.count == 1)
+    #expect(Double(256 * (flips.first ?? 0)) / Double(EchoScene.rate) < 1)
+  }
+
   /// The output latency moves from 30 to 120 ms at 11 s (a Bluetooth speaker took the route):
   /// the search must find the new lag. Its smoothing was meant to forget (0.8 of the past an
   /// analysis) but kept a mean over every analysis since the start, and the new lag never stood
