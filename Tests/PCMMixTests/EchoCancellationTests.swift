@@ -13,11 +13,12 @@ import Testing
 
   static func scene(
     _ content: EchoScene.Content, _ latency: Double, _ room: String, clip: Bool = false,
-    headphones: Bool = false, appShift: Double = 0, noiseDB: Double = -60
+    headphones: Bool = false, appShift: Double = 0, talkerDB: Double = 0, noiseDB: Double = -60
   ) throws -> EchoScene {
     try EchoScene(
       content: content, outputLatency: latency, room: room, nonlinear: clip,
-      headphones: headphones, appShift: appShift, noiseDB: noiseDB, assets: assets)
+      headphones: headphones, appShift: appShift, talkerDB: talkerDB, noiseDB: noiseDB,
+      assets: assets)
   }
 
   /// Checks the echo-alone targets on `m`: ERLE ≥ 25 dB before and after the path
@@ -440,19 +441,27 @@ import Testing
     let speaker = try Self.scene(content, latency, room)
     let headphones = try Self.scene(content, latency, room, headphones: true)
     let mic = speaker.mic + headphones.mic
-    var bypassed: [Bool] = []
-    let (out, statistics) = EchoScene.cancel(mic: mic, app: speaker.app + headphones.app) {
-      bypassed.append($0.isBypassed)
-    }
+    let (out, statistics, flips) = Self.cancelWithBypassSwitches(
+      mic: mic, app: speaker.app + headphones.app)
     #expect(statistics.isBypassed)
     // Cancelling from the find to the plug, then bypassed once and for good.
-    let flips = bypassed.indices.dropFirst().filter { bypassed[$0] != bypassed[$0 - 1] }
     #expect(flips.count == 2)
     let back = Double(256 * ((flips.last ?? 0) + 1)) / Double(EchoScene.rate)
     #expect(back > 20 && back < 29)
     // (One Bool: on a failing `==` Swift Testing diffs the arrays, 39 s at 100,000 samples.)
     let from = EchoScene.index(32)
     #expect(out[from...].elementsEqual(mic[from...]))
+  }
+
+  /// `mic` through the canceller with `app` as its reference (`EchoScene.cancel`), and the
+  /// blocks at which it went into or out of its bypass.
+  static func cancelWithBypassSwitches(mic: [Float], app: [Float]) -> (
+    output: [Float], statistics: EchoStatistics, switches: [Int]
+  ) {
+    var bypassed: [Bool] = []
+    let (out, statistics) = EchoScene.cancel(mic: mic, app: app) { bypassed.append($0.isBypassed) }
+    let switches = bypassed.indices.dropFirst().filter { bypassed[$0] != bypassed[$0 - 1] }
+    return (out, statistics, switches)
   }
 
   /// A talker 20 dB over the echo, for 3 s of double talk and then 5 s (14–19 s), twice over:
@@ -465,15 +474,11 @@ import Testing
   func aTalkerOverTheAppIsNotTakenForHeadphones(
     content: EchoScene.Content, latency: Double, room: String
   ) throws {
-    let scene = try EchoScene(
-      content: content, outputLatency: latency, room: room, nonlinear: false,
-      headphones: false, appShift: 0, talkerDB: 20, noiseDB: -60, assets: Self.assets)
-    var bypassed: [Bool] = []
-    _ = EchoScene.cancel(mic: scene.mic + scene.mic, app: scene.app + scene.app) {
-      bypassed.append($0.isBypassed)
-    }
+    let scene = try Self.scene(content, latency, room, talkerDB: 20)
+    let flips = Self.cancelWithBypassSwitches(
+      mic: scene.mic + scene.mic, app: scene.app + scene.app
+    ).switches
     // Bypassed until the echo is found in the first second, then cancelling to the end.
-    let flips = bypassed.indices.dropFirst().filter { bypassed[$0] != bypassed[$0 - 1] }
     #expect(flips.count == 1)
     #expect(Double(256 * (flips.first ?? 0)) / Double(EchoScene.rate) < 1)
   }

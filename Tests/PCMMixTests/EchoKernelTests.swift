@@ -153,7 +153,7 @@ import Testing
     // P eight times in ten seconds: each time the rotating constraint reaches the partitions
     // that hold the path, every 76 blocks, the filter leaves about 20 dB more of the tone for
     // some 30 blocks.)
-    let acquiring = canceller.blockIndex - canceller.lastReset < 2 * 48_000 / 256
+    let acquiring = canceller.blockIndex - canceller.lastReset < 2 * canceller.rate / canceller.hop
     #expect(canceller.processNoise[100] == (acquiring ? max(base, levels.acquiring) : base))
     #expect(canceller.processNoise[100] < tonal)
   }
