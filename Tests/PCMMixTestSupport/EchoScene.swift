@@ -638,11 +638,11 @@ extension EchoScene {
   /// stems come back on the scene's timeline, mono (frame 0 at host time 0), beside the
   /// runner's own report. `copies` plays the scene that many times over, back to back; `heard`
   /// is what the mic captures instead of the copies of the scene's mic, as long as they (e.g.
-  /// an echo on another clock).
+  /// an echo on another clock). `afterPull` sees the pipeline after every pull.
   public func throughLiveCapture(
     _ echoCancellation: EchoCancellation?, app: SimulatedSource, mic: SimulatedSource,
     ducking: Ducking? = nil, disruptions: [Disruption] = [], copies: Int = 1,
-    heard: [Float]? = nil
+    heard: [Float]? = nil, afterPull: (inout ClockedCapturePipeline) -> Void = { _ in }
   ) throws -> (
     micStem: [Float], appStem: [Float], statistics: EchoStatistics?, run: SceneRunner.Result
   ) {
@@ -667,7 +667,10 @@ extension EchoScene {
     // ducking's look-ahead).
     let run = runner.run(
       app: a, mic: m, duration: end + (ducking == nil ? 0.5 : 1), disruptions: disruptions,
-      afterPull: { Self.takeStems(&$0, app: &appStem, mic: &micStem) })
+      afterPull: {
+        Self.takeStems(&$0, app: &appStem, mic: &micStem)
+        afterPull(&$0)
+      })
     return (micStem, appStem, runner.pipeline.echoStatistics, run)
   }
 

@@ -1,7 +1,8 @@
 import Foundation
-import PCMMix
 import PCMMixTestSupport
 import Testing
+
+@testable import PCMMix
 
 /// The echo canceller where an adopter runs it: the scene's app and mic captured as ReplayKit
 /// delivers them (44.1 kHz stereo big-endian int16 and 32 kHz mono little-endian int16 in
@@ -91,6 +92,51 @@ import Testing
       }
     }
     print(line)
+  }
+
+  /// The clocks 300 ppm apart each way and the loudspeaker on the mic's clock: no drift
+  /// reaches the canceller but what the pipeline's drift loops leave while they find the two
+  /// clocks. On speech 30 ms RT60 0.2 s the delay search's lags moved 5.4 frames over the first
+  /// 3 s (1,493.4 at 0.45 s, 1,488.7 at 2 s: a line through 2 s of them reads −48 ppm), then
+  /// held within 0.35 frames of their median to the end; with the clocks 150 and −100 ppm
+  /// off, 0.55 and 0.43. Music's lags wander more (0.85–1.46 frames after 3 s, with or
+  /// without the clocks: the search's peak leans during double talk), and a line through 2 s
+  /// of them read −22 to +16 ppm with no drift at all. A shorter line (``LagTrend`` read over
+  /// 2.7 s and 8 lags, two readings in a row to start) ran the warp from about 4 s on both
+  /// scenes; the drift loop without its fast start (``SourceClock/acquisition``) left the lags
+  /// 18 frames apart after 3 s, and music's search started the warp.
+  @Test(arguments: [(EchoScene.Content.speech, 0.03, "rt02"), (.music, 0.12, "rt05")])
+  func twoClocksAloneDoNotStartTheWarp(content: EchoScene.Content, late: Double, room: String)
+    throws
+  {
+    let scene = try EchoCancellationTests.scene(content, late, room)
+    var app = SimulatedSource.replayKitApp(markers: [])
+    var mic = SimulatedSource.replayKitMic(markers: [])
+    app.clockPPM = -300
+    mic.clockPPM = 300
+    var warped = 0
+    var lags: [(block: Int, seconds: Double, lag: Double)] = []
+    _ = try scene.throughLiveCapture(EchoCancellation(), app: app, mic: mic) { pipeline in
+      guard let canceller = pipeline.echo?.canceller else { return }
+      if canceller.warp.active { warped += 1 }
+      let trend = canceller.lagTrend
+      guard trend.count > 0 else { return }
+      let newest = (trend.first + trend.count - 1) % LagTrend.capacity
+      if trend.blocks[newest] != lags.last?.block {
+        let seconds = Double(trend.blocks[newest] * canceller.hop) / Double(canceller.rate)
+        lags.append((trend.blocks[newest], seconds, trend.lags[newest]))
+      }
+    }
+    #expect(warped == 0, "the warp ran for \(warped) pulls")
+    // After the first 3 s, the echo path the search finds stays where it is.
+    let settled = lags.filter { $0.seconds >= 3 }.map(\.lag).sorted()
+    #expect(settled.count >= 50)
+    let median = settled[settled.count / 2]
+    let spread = settled.map { abs($0 - median) }.max() ?? .infinity
+    print(
+      "EchoLiveCapture clocks -300/300 ppm, \(content) \(late) \(room): lags after 3 s within "
+        + "\(String(format: "%.2f", spread)) frames of \(String(format: "%.1f", median))")
+    #expect(spread <= (content == .speech ? 0.5 : 1.5))
   }
 
   /// A loudspeaker on its own clock (a USB or Bluetooth speaker) in the live capture: the
