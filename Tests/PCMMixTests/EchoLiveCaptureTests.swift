@@ -119,12 +119,9 @@ import Testing
     _ = try scene.throughLiveCapture(EchoCancellation(), app: app, mic: mic) { pipeline in
       guard let canceller = pipeline.echo?.canceller else { return }
       if canceller.warp.active { warped += 1 }
-      let trend = canceller.lagTrend
-      guard trend.count > 0 else { return }
-      let newest = (trend.first + trend.count - 1) % LagTrend.capacity
-      if trend.blocks[newest] != lags.last?.block {
-        let seconds = Double(trend.blocks[newest] * canceller.hop) / Double(canceller.rate)
-        lags.append((trend.blocks[newest], seconds, trend.lags[newest]))
+      if let newest = canceller.lagTrend.newest, newest.block != lags.last?.block {
+        let seconds = Double(newest.block * canceller.hop) / Double(canceller.rate)
+        lags.append((newest.block, seconds, newest.lag))
       }
     }
     #expect(warped == 0, "the warp ran for \(warped) pulls")

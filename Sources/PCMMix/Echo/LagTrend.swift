@@ -51,6 +51,13 @@ struct LagTrend {
     outliers = 0
   }
 
+  /// The newest lag held and the block it was found at; nil when none is.
+  var newest: (block: Int, lag: Double)? {
+    guard count > 0 else { return nil }
+    let i = (first + count - 1) % Self.capacity
+    return (blocks[i], lags[i])
+  }
+
   /// The least-squares line through the lags held: (slope in frames per block, the lag it
   /// gives at `block`); nil with fewer than two blocks apart.
   func line(at block: Int) -> (slope: Double, lag: Double)? {
@@ -77,7 +84,7 @@ struct LagTrend {
   mutating func add(block: Int, lag: Double) {
     let expected =
       count >= 8
-      ? line(at: block)?.lag : count > 0 ? lags[(first + count - 1) % Self.capacity] : nil
+      ? line(at: block)?.lag : newest?.lag
     if let expected, abs(lag - expected) > Self.tolerance {
       outliers += 1
       guard outliers >= Self.restart else { return }
@@ -99,7 +106,7 @@ struct LagTrend {
   /// span ``shortest`` blocks, 20 lags or more; nil before.
   func drift(at block: Int, hop: Int) -> Double? {
     guard count >= 20,
-      blocks[(first + count - 1) % Self.capacity] - blocks[first] >= Self.shortest,
+      let newest, newest.block - blocks[first] >= Self.shortest,
       let line = line(at: block)
     else { return nil }
     return line.slope / Double(hop)
