@@ -148,7 +148,11 @@ import Testing
   /// in a row (about 2 s) to restart, the search starts the warp at 8.5 s at 43 ppm and keeps
   /// it at 46–53: 17.5 dB, ERLE 29.1/32.5/31.4. On two readings of the search instead of three
   /// (``EchoCanceller/searchReadings``) it starts at 7.5 s at 42 ppm: 17.4 dB, ERLE
-  /// 28.6/32.4/31.4.
+  /// 28.6/32.4/31.4, but the second copy read 24.9 dB over 3–6 s: two phase readings of +92.2
+  /// and −73.8 ppm had each moved the ratio 5 ppm, and it sat 5 ppm short of the drift for
+  /// 13 s. With such readings left out (``EchoCanceller/driftOutlier``) the second and third
+  /// copies read ERLE 28.8/32.4/31.3 and 28.9/32.4/31.4 dB, double talk 16.4 and 17.1. Both
+  /// are held.
   @Test func aLoudspeakerOnItsOwnClockIsFollowedLive() throws {
     let scene = try EchoCancellationTests.scene(.music, 0.12, "rt05")
     let copies = 3
@@ -159,17 +163,20 @@ import Testing
     mic.clockPPM = -100
     let live = try scene.throughLiveCapture(
       EchoCancellation(), app: app, mic: mic, copies: copies, heard: heard)
-    let last = EchoCancellationTests.lastCopy(
-      scene, copies: copies, mic: heard, output: live.micStem)
-    for (erle, window) in zip(last.erle, EchoCancellationTests.echoAloneWindows) {
-      #expect(erle >= 25, "ERLE \(erle) dB over \(window) s of the last copy")
+    var line = "EchoLiveCapture a speaker 50 ppm slow, copies 2 and 3: ERLE, double talk"
+    for copy in 2...copies {
+      let frames = scene.mic.count * copy
+      let measured = EchoCancellationTests.lastCopy(
+        scene, copies: copy, mic: Array(heard[0..<frames]),
+        output: Array(live.micStem[0..<frames]))
+      for (erle, window) in zip(measured.erle, EchoCancellationTests.echoAloneWindows) {
+        #expect(erle >= 25, "ERLE \(erle) dB over \(window) s of copy \(copy)")
+      }
+      #expect(measured.doubleTalk >= 16, "copy \(copy): double talk \(measured.doubleTalk) dB")
+      line += " " + measured.erle.map(Self.fixed).joined(separator: "/")
+      line += ", " + Self.fixed(measured.doubleTalk) + ";"
     }
-    let doubleTalk = last.doubleTalk
-    print(
-      "EchoLiveCapture a speaker 50 ppm slow, last copy: ERLE "
-        + last.erle.map(Self.fixed).joined(separator: " ")
-        + ", double talk \(Self.fixed(doubleTalk)) dB SI-SDR")
-    #expect(doubleTalk >= 16)
+    print(line)
   }
 
   /// Speech through a loudspeaker 20 ppm fast in the live capture (the clocks 150 and −100 ppm
