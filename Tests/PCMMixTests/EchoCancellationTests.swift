@@ -602,6 +602,18 @@ import Testing
     return (erle, EchoSceneMetrics.siSDR(talk, said))
   }
 
+  /// Each of `copies` back-to-back copies of `scene`, in order, measured as
+  /// ``lastCopy(_:copies:mic:output:)`` measures the last.
+  static func eachCopy(_ scene: EchoScene, copies: Int, mic: [Float], output: [Float]) -> [(
+    erle: [Double], doubleTalk: Double
+  )] {
+    (1...copies).map { copy in
+      let frames = scene.mic.count * copy
+      return lastCopy(
+        scene, copies: copy, mic: Array(mic[0..<frames]), output: Array(output[0..<frames]))
+    }
+  }
+
   /// `copies` of `scene`'s mic back to back, its echo read at 1 + `ppm`·10⁻⁶ samples per
   /// sample (``resampled(_:by:)``): the loudspeaker on another clock than the mic's.
   static func micWithDriftedEcho(_ scene: EchoScene, copies: Int, ppm: Double) -> [Float] {

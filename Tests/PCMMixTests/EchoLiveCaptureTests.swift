@@ -164,11 +164,9 @@ import Testing
     let live = try scene.throughLiveCapture(
       EchoCancellation(), app: app, mic: mic, copies: copies, heard: heard)
     var line = "EchoLiveCapture a speaker 50 ppm slow, copies 2 and 3: ERLE, double talk"
-    for copy in 2...copies {
-      let frames = scene.mic.count * copy
-      let measured = EchoCancellationTests.lastCopy(
-        scene, copies: copy, mic: Array(heard[0..<frames]),
-        output: Array(live.micStem[0..<frames]))
+    let measuredCopies = EchoCancellationTests.eachCopy(
+      scene, copies: copies, mic: heard, output: live.micStem)
+    for (copy, measured) in zip(1..., measuredCopies) where copy >= 2 {
       for (erle, window) in zip(measured.erle, EchoCancellationTests.echoAloneWindows) {
         #expect(erle >= 25, "ERLE \(erle) dB over \(window) s of copy \(copy)")
       }
@@ -207,11 +205,9 @@ import Testing
     var line = "EchoLiveCapture speech, a speaker 20 ppm fast: warp from "
     line += warpStart.map(Self.fixed) ?? "-"
     line += " s; ERLE, double talk by copy:"
-    for copy in 1...copies {
-      let frames = scene.mic.count * copy
-      let measured = EchoCancellationTests.lastCopy(
-        scene, copies: copy, mic: Array(heard[0..<frames]),
-        output: Array(live.micStem[0..<frames]))
+    let measuredCopies = EchoCancellationTests.eachCopy(
+      scene, copies: copies, mic: heard, output: live.micStem)
+    for (copy, measured) in zip(1..., measuredCopies) {
       line += " " + measured.erle.map(Self.fixed).joined(separator: "/")
       line += ", " + Self.fixed(measured.doubleTalk) + ";"
       guard copy > 1 else { continue }
