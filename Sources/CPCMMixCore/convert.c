@@ -168,6 +168,29 @@ void pcmmix_core_decode(const void *src, long count, int type, int swap, float *
   for (; i < count; i++) dst[i] = sample(p + i * size, type, swap);
 }
 
+PCM_CLONES void pcmmix_core_bound(const float *in, long count, float limit, float *out) {
+  const pcm_v8f zero = {0};
+  const pcm_v8f hi = zero + limit, lo = zero - limit;
+  const pcm_v8i exponent = (pcm_v8i){0} + 0x7F800000;
+  long k = 0;
+  // Eight at a time, each chunk loaded before it is stored (so `out` may be `in`): a lane whose
+  // exponent is all ones becomes +0, then one past either limit takes the limit's bits.
+  for (; k + 8 <= count; k += 8) {
+    const pcm_v8i bits = *(const pcm_v8i_u *)(in + k);
+    const pcm_v8i finite = (bits & exponent) != exponent;
+    const pcm_v8f x = (pcm_v8f)(bits & finite);
+    const pcm_v8i above = x > hi, below = x < lo;
+    const pcm_v8i held = ((pcm_v8i)hi & above) | ((pcm_v8i)lo & below) |
+                         ((pcm_v8i)x & ~(above | below));
+    *(pcm_v8f_u *)(out + k) = (pcm_v8f)held;
+  }
+  for (; k < count; k++) {
+    union { float f; unsigned u; } v = {in[k]};
+    const float x = (v.u & 0x7F800000u) != 0x7F800000u ? v.f : 0.0f;
+    out[k] = x > limit ? limit : (x < -limit ? -limit : x);
+  }
+}
+
 void pcmmix_core_decode_strided(const void *src, long stride, long count, int type, int swap,
                                 float *dst, long out_stride) {
   const unsigned char *p = src;

@@ -22,6 +22,37 @@ import Testing
     return stride(from: 0, to: s.count - 1, by: 2).map { 0.5 * (s[$0] + s[$0 + 1]) }
   }
 
+  /// Float files can hold any value. Bursts of NaN, ±∞, 10³⁰ and −3·10³⁸ in both, the mic's
+  /// 0.4 s or more after the app's last (no pair reads as an echo): the output file holds no NaN
+  /// or ∞, and the mic stem keeps the contract's figures. Before, the echo canceller's sums
+  /// overflowed and every sample after the app's first burst was NaN, and with equal rates
+  /// (nothing resampled) each NaN went straight into the output.
+  @Test func mixTakesAnyFloatValueInEitherFile() throws {
+    let scene = try EchoScene(
+      content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false, assets: Self.assets)
+    var (app, mic) = (scene.app, scene.mic)
+    for (k, value) in [Float.nan, .infinity, -.infinity, 1e30, -3e38].enumerated() {
+      let (a, m) = (EchoScene.index(2 + 0.2 * Double(k)), EchoScene.index(4.4 + 0.2 * Double(k)))
+      for i in 0..<10 {
+        app[a + i] = value
+        mic[m + i] = value
+      }
+    }
+    try withTempDir { dir in
+      try writeFile("\(dir)/app.wav", Self.floatWAV(app))
+      try writeFile("\(dir)/mic.wav", Self.floatWAV(mic))
+      cliOK([
+        "mix", "--app", "\(dir)/app.wav", "--mic", "\(dir)/mic.wav", "-o", "\(dir)/out.wav",
+        "--echo-cancel", "--stems", "\(dir)/stems", "--format", "f32",
+      ])
+      let out = try readWAV("\(dir)/out.wav").samples
+      #expect(out.count == 2 * scene.mic.count && out.allSatisfy { $0.isFinite })
+      let m = EchoSceneMetrics(scene: scene, output: try Self.mid("\(dir)/stems/mic.wav"))
+      #expect(m.erleAfter >= 25)
+      #expect(m.doubleTalkSISDR >= 15)
+    }
+  }
+
   @Test func mixCancelsTheEchoAndWritesStemsOnTheTimeline() throws {
     let scene = try EchoScene(
       content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false, assets: Self.assets)

@@ -528,6 +528,40 @@ import Testing
     #expect(EchoSceneMetrics(scene: scene, output: out).doubleTalkSISDR >= 15)
   }
 
+  /// Samples no source should hold, in both (an uninitialised float buffer, a codec's glitch):
+  /// NaN, ±∞, 10³⁰ and −3·10³⁸ in bursts of ten, and 10⁴ for a second of the app and 10 ms of
+  /// the mic. The mic's come 0.4 s or more after the app's last, past the delay search's
+  /// 300 ms, so that no pair of them reads as an echo. Before the canceller held its input to
+  /// ±8 (``EchoCanceller/inputBound``), a NaN or a value past 10¹⁹ overflowed its sums and
+  /// every output sample after it was NaN; 10⁸ in the app, or a buffer at 10⁴ in the mic, left
+  /// it taking nothing out. Now the double talk and the ERLE after the path change read as
+  /// with none of them: 20.2 dB SI-SDR and 30.5 dB (20.5 and 30.8 unpoisoned); without the
+  /// bound, NaN and 0.0.
+  @Test func noValueInEitherSourceStopsTheCanceller() throws {
+    let scene = try Self.scene(.speech, 0.03, "rt02")
+    var (mic, app) = (scene.mic, scene.app)
+    let values: [Float] = [.nan, .infinity, -.infinity, 1e30, -3e38]
+    for (k, value) in values.enumerated() {
+      let (a, m) = (EchoScene.index(2 + 0.2 * Double(k)), EchoScene.index(4.4 + 0.2 * Double(k)))
+      for i in 0..<10 {
+        app[a + i] = value
+        mic[m + i] = value
+      }
+    }
+    for i in EchoScene.index(3)..<EchoScene.index(4) { app[i] = 1e4 }
+    for i in EchoScene.index(5.4)..<EchoScene.index(5.41) { mic[i] = 1e4 }
+    let (out, _) = EchoScene.cancel(mic: mic, app: app)
+    #expect(out.allSatisfy { $0.isFinite && abs($0) <= 2 * EchoCanceller.inputBound })
+    let clean = EchoSceneMetrics(
+      scene: scene, output: EchoScene.cancel(mic: scene.mic, app: scene.app).output)
+    let m = EchoSceneMetrics(scene: scene, output: out)
+    print(
+      "poisoned: double talk \(m.doubleTalkSISDR) dB (\(clean.doubleTalkSISDR)), ERLE after the"
+        + " change \(m.erleAfter) (\(clean.erleAfter))")
+    #expect(m.doubleTalkSISDR >= clean.doubleTalkSISDR - 1)
+    #expect(m.erleAfter >= clean.erleAfter - 1)
+  }
+
   /// Four minutes: the speech scene played 12 times over. The main filter's coefficients
   /// grew about 1.4 times every 20 s in the bins the app's speech never reaches (P with them),
   /// and the talker in double talk fell from 20.2 dB SI-SDR in the first copy to 15.3 in the

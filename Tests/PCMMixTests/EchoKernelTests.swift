@@ -35,6 +35,34 @@ import Testing
     #expect(zip(signals[0], input).allSatisfy { abs($0 - $1) <= 1e-5 })
   }
 
+  /// The canceller's input bound (``EchoCanceller/inputBound``), both kernels, on the values a
+  /// float source can hold: the same bits, and each value where the rule puts it.
+  @Test func theInputBoundsKernelsGiveTheSameBits() {
+    let input: [Float] = [
+      0, -0.0, 0.5, -1, 7.99, 8, 8.01, -8.01, 1e4, -1e30, .greatestFiniteMagnitude,
+      -.greatestFiniteMagnitude, .infinity, -.infinity, .nan, -.nan, .signalingNaN,
+      .leastNonzeroMagnitude, -.leastNormalMagnitude,
+    ]
+    let expected: [Float] = [
+      0, -0.0, 0.5, -1, 7.99, 8, 8, -8, 8, -8, 8, -8, 0, 0, 0, 0, 0, .leastNonzeroMagnitude,
+      -.leastNormalMagnitude,
+    ]
+    // Three times over from each of the first eight places: every value in the C kernel's
+    // vector body (eight lanes) and in its scalar tail.
+    for offset in 0..<8 {
+      let values = Array((input + input + input).dropFirst(offset))
+      let wanted = Array((expected + expected + expected).dropFirst(offset))
+      var outputs: [[Float]] = []
+      for kernels in [EchoKernels.c, .swift] {
+        var out = [Float](repeating: 1, count: values.count)
+        kernels.bound(values, values.count, limit: 8, &out)
+        outputs.append(out)
+      }
+      #expect(outputs[0].map(\.bitPattern) == outputs[1].map(\.bitPattern))
+      #expect(outputs[0].map(\.bitPattern) == wanted.map(\.bitPattern))
+    }
+  }
+
   @Test(arguments: [EchoScene.Content.speech, .music])
   func theCancellersKernelsGiveTheSameBits(_ content: EchoScene.Content) throws {
     let scene = try EchoScene(

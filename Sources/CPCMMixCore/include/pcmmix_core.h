@@ -163,6 +163,11 @@ void pcmmix_core_echo_warp(const float *history, long first, const float *table,
 
 // MARK: - Decode and encode
 
+/// `count` samples held to what the DSP after them can take: out = in where in is finite and
+/// within ±limit, ±limit beyond it, 0 for NaN and ±∞ (the exponent all ones). `out` may be
+/// `in` (in place).
+void pcmmix_core_bound(const float *in, long count, float limit, float *out);
+
 /// `count` samples at `src` (any alignment) to float, with PCMMix's scaling (u8 x / 128 - 1,
 /// s16 x / 2^15, s24 x / 2^23, s32 x / 2^31 rounded to nearest, f32 as is, f64 rounded to
 /// nearest), each sample's bytes reversed first when `swap`. `type`: 0 u8, 1 s16, 2 s24 (`swap`

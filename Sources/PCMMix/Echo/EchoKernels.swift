@@ -205,6 +205,18 @@ package enum EchoKernels: Sendable {
     for k in 0..<bins { out[k] += weight * (xr[k] * xr[k] + xi[k] * xi[k]) }
   }
 
+  /// `count` samples of `input` held to ±`limit` into `out`: NaN and ±∞ as 0, what lies beyond
+  /// as ±`limit` (``EchoCanceller/inputBound``).
+  func bound(
+    _ input: UnsafePointer<Float>, _ count: Int, limit: Float, _ out: UnsafeMutablePointer<Float>
+  ) {
+    guard self == .swift else { return pcmmix_core_bound(input, count, limit, out) }
+    for k in 0..<count {
+      let x = input[k].isFinite ? input[k] : 0
+      out[k] = x > limit ? limit : (x < -limit ? -limit : x)
+    }
+  }
+
   /// `count` samples of the reference read at fractional positions (``ReferenceWarp``): output
   /// i at p = `position` + i·`ratio` (p ≥ 0), from `history` (raw sample `first` at index 0),
   /// between rows `row` and `row + 1` of `table` (`taps` floats a row, `phases` + 1 rows): each

@@ -1,3 +1,5 @@
+import CPCMMixCore
+
 /// One source's path from raw bytes to time-aligned frames at the output rate:
 /// probe → decode → resample → channel map, in blocks of at most 10 ms of input. The resampler
 /// runs on the fewer of the input's and the output's channels (a mono mic is resampled once,
@@ -6,7 +8,8 @@
 /// State carries from one buffer to the next (resampler history and phase), so any split of a
 /// stream into buffers gives the same frames. Buffers of any length are taken; scratch storage
 /// is sized for one 10 ms block and allocated only when the input rate changes. The resampler's
-/// delay is dropped at the start, so output frame `j` is input time `j / outputRate`.
+/// delay is dropped at the start, so output frame `j` is input time `j / outputRate`. A float
+/// source's NaN or ±∞ is taken as silence, and a sample beyond ±2⁶⁴ is held there.
 ///
 /// When the input rate changes mid-stream, the old resampler's tail is flushed into the sink and
 /// a new one starts from silence: no sample of the old format is held into the new one. A
@@ -91,6 +94,14 @@ public struct SourceChain {
     for slot in prepared { bytes += slot.resampler?.retainedBytes ?? 0 }
     return bytes
   }
+
+  /// The largest magnitude a float source's sample keeps on its way in (2⁶⁴, 385 dB over full
+  /// scale): beyond it a sample is held at ±2⁶⁴, and NaN or ±∞ is taken as silence, so that no
+  /// sum after here (a resampler's taps, the mix of two sources) overflows to ∞ and the mix
+  /// never carries a NaN. Integer sources lie within ±1 already. Without it, an equal-rate
+  /// source (the CLI's, where nothing is resampled) carried a NaN into a float output file,
+  /// and a float sample at 3·10³⁸ came out of the resampler as ∞.
+  static let sampleBound = Float(sign: .plus, exponent: 64, significand: 1)
 
   /// The frames of input the chain works through at a time at `rate`: 10 ms.
   static func blockFrames(_ rate: Int) -> Int { (rate + 99) / 100 }
@@ -237,6 +248,9 @@ public struct SourceChain {
         PCMDecoder._decode(
           planes, format: format, frames: start..<(start + n), outputChannels: decodedChannels,
           into: d)
+        if format.sampleType.isFloat {
+          pcmmix_core_bound(d.baseAddress!, n * decodedChannels, Self.sampleBound, d.baseAddress!)
+        }
         if resampler == nil {
           // Equal rates: map straight to the output channels.
           ChannelMapper.map(
