@@ -10,8 +10,10 @@ import PCMMix
 /// Properties, after every step: nothing traps or hangs (libFuzzer's timeout); a configuration
 /// is refused exactly when ``ClockedCapturePipeline/Configuration/validate()`` refuses it; a
 /// refused buffer changes no counter; each source's timeline counters add up; the pipeline
-/// holds at most 50 MB; every pull's ``PullStatus/time`` starts where the last one ended; output
-/// from integer input is finite and, under the `limit` policy, within full scale.
+/// holds at most 50 MB; every pull's ``PullStatus/time`` starts where the last one ended; every
+/// output sample is finite, whatever the input's samples hold (a float buffer's bytes are the
+/// input's, NaN and ∞ included); output from integer input is, under the `limit` policy, within
+/// full scale. Half the runs have echo cancellation, ducking and the loudness meter on.
 public enum FuzzCapture {
   static let memoryLimit = 50 << 20
   /// Input and output frames (at 48 kHz) one run may move in all (half a second), so one input
@@ -48,6 +50,11 @@ public enum FuzzCapture {
       setup & 0x10 != 0 ? .fixed(seconds: 0.05) : .adaptive(minimum: 0.02, maximum: 0.15)
     c.driftCorrection = setup & 0x20 != 0 ? .timestampsAndFillLevel : .timestamps
     c.preparedRates = [16_000, 48_000]
+    if setup & 0x80 != 0 {
+      c.echoCancellation = EchoCancellation()
+      c.ducking = Ducking()
+      c.meterLoudness = true
+    }
     if setup & 0x40 != 0 {
       // One field hostile.
       let v = hostile(&r) ?? Double(Int32(bitPattern: r.u32()))
@@ -167,10 +174,10 @@ public enum FuzzCapture {
           status = floats.withUnsafeMutableBufferPointer {
             pipeline.pull(into: UnsafeMutableBufferPointer(rebasing: $0[..<(2 * frames)]))
           }
-          if !sawFloat {
-            for x in floats[..<(2 * frames)] {
-              precondition(x.isFinite, "non-finite output from integer input")
-              if c.policy != .average { precondition(abs(x) <= 1, "past full scale: \(x)") }
+          for x in floats[..<(2 * frames)] {
+            precondition(x.isFinite, "non-finite output")
+            if !sawFloat && c.policy != .average {
+              precondition(abs(x) <= 1, "past full scale: \(x)")
             }
           }
         } else {

@@ -204,6 +204,25 @@ import Testing
     #expect(reading.truePeakDBTP <= 0)
   }
 
+  /// A pipeline's output rate may be as low as 1 kHz, where BS.1770's shelf (1.68 kHz) lies
+  /// past half the rate. There its bilinear design was unstable: a 100 Hz tone at 1 kHz drove
+  /// the filter's state to ∞ within a second and the histogram's bin of +∞ trapped (found by
+  /// `FuzzCapture`; `Fuzz/Regressions/FuzzCapture/loudness-meter-at-1-khz`). Every rate the
+  /// pipelines take now measures a finite loudness, and a loudness of +∞ has a bin.
+  @Test(arguments: [1_000, 2_000, 3_000, 3_364, 4_000, 8_000])
+  func everyRateMeasuresAFiniteLoudness(_ rate: Int) {
+    var meter = LoudnessMeter(rate: rate, channelCount: 2)
+    let tone = (0..<(10 * rate)).flatMap { i -> [Float] in
+      let x = Float(0.5 * sin(2 * Double.pi * 100 * Double(i) / Double(rate)))
+      return [x, x]
+    }
+    tone.withUnsafeBufferPointer { meter.process($0.baseAddress!, frames: 10 * rate) }
+    #expect(meter.integrated.isFinite && meter.integrated > -20 && meter.integrated < 0)
+    #expect(meter.momentary.isFinite && meter.shortTerm.isFinite)
+    #expect(LoudnessMeter.bin(.infinity) == LoudnessMeter.binCount - 1)
+    #expect(LoudnessMeter.bin(.nan) == nil)
+  }
+
   @Test func silenceMeasuresNothingAndTheCoefficientsMatchTheRecommendation() {
     var meter = LoudnessMeter(rate: 48_000, channelCount: 2)
     let zeros = [Float](repeating: 0, count: 96_000)

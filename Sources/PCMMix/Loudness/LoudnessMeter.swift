@@ -59,9 +59,13 @@ package struct LoudnessMeter {
     self.channelCount = channelCount
     let fs = Double(rate)
     // The pre-filter (a high shelf) and the RLB high-pass, from BS.1770's analog prototypes
-    // (the 48 kHz coefficients of the recommendation come out to within 1e-8).
+    // (the 48 kHz coefficients of the recommendation come out to within 1e-8). Under 3,364 Hz
+    // (a pipeline's output rate may be as low as 1 kHz) the shelf's frequency lies past half
+    // the rate, where the bilinear design is unstable: at 1 kHz its state reached ∞ within a
+    // second, and the loudness histogram's bin of +∞ trapped (`FuzzCapture`). Under 3,738 Hz
+    // the shelf sits at 0.45 × the rate instead.
     do {
-      let f0 = 1_681.974_450_955_533
+      let f0 = min(1_681.974_450_955_533, 0.45 * fs)
       let g = 3.999_843_853_973_347
       let q = 0.707_175_236_955_419_6
       let k = Math.tan(Double.pi * f0 / fs)
@@ -254,7 +258,9 @@ package struct LoudnessMeter {
   /// The histogram bin of `l` (nil below the absolute gate).
   static func bin(_ l: Double) -> Int? {
     guard l >= lowest else { return nil }
-    return min(binCount - 1, Int(((l - lowest) * Double(binsPerLU)).rounded(.down)))
+    // Held to the top bin before it becomes an Int: +∞ (a mean square that overflowed) would
+    // trap.
+    return Int(min(Double(binCount - 1), ((l - lowest) * Double(binsPerLU)).rounded(.down)))
   }
 
   /// Momentary loudness (LUFS) of the last 400 ms; −∞ before 400 ms.
