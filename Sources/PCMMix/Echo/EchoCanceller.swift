@@ -363,9 +363,11 @@ package struct EchoCanceller {
   /// (float input at 48 kHz, policy average), one app buffer of 480 samples with ten at 10¹⁹
   /// (or 10³⁰, or 3·10³⁸) overflowed them, and every output frame after it was NaN, the app's
   /// too; 10⁸ in the app or a whole buffer at 10⁴ in the mic left the canceller taking nothing
-  /// out 5 s later (the output 9.4 dB from the unpoisoned run's there). A second of the mic or
-  /// the app at ±8 is followed by the unpoisoned run's output within 30 dB 5 s later, as a
-  /// second at ±1 is (`EchoCancellationTests.noValueInEitherSourceStopsTheCanceller`).
+  /// out 5 s later (the output 9.4 dB from the unpoisoned run's there). In that harness a
+  /// second of the mic or the app at ±8 was followed by the unpoisoned run's output within
+  /// 30 dB 5 s later, as a second at ±1 was; a second of the mic at 10³ was not.
+  /// `EchoCancellationTests.noValueInEitherSourceStopsTheCanceller` holds a speech scene with
+  /// such values in both sources, and `NoTrapTests.noSampleValuePoisonsTheMix` the pipeline.
   package static let inputBound: Float = 8
 
   /// One block: `mic` and `reference` (``hop`` frames each) in, the output of the block
