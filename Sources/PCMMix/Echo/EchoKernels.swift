@@ -207,7 +207,7 @@ package enum EchoKernels: Sendable {
 
   /// `count` samples of `input` held to ±`limit` into `out`: NaN and ±∞ as 0, what lies beyond
   /// as ±`limit` (``EchoCanceller/inputBound``).
-  func bound(
+  package func bound(
     _ input: UnsafePointer<Float>, _ count: Int, limit: Float, _ out: UnsafeMutablePointer<Float>
   ) {
     guard self == .swift else { return pcmmix_core_bound(input, count, limit, out) }

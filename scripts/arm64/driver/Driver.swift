@@ -442,6 +442,20 @@ func warpCases() {
   }
 }
 
+/// The canceller's input bound (``EchoCanceller/inputBound``) by both kernels, on samples a
+/// float source can hold past it: NaN, ±∞, huge, just past ±8, −0; in the C kernel's vector
+/// body and its tail (61 samples).
+func boundCases() {
+  var input = testSignal(frames: 61, channels: 1, seed: 43, noise: 1).map { $0 * 16 }
+  let specials: [Float] = [.nan, .infinity, -.infinity, 1e30, -3e38, 8, -8, 8.000_001, -0.0, 1e4]
+  for (i, v) in specials.enumerated() { input[i * 6 + i % 5] = v }
+  for kernels in [EchoKernels.c, .swift] {
+    var out = [Float](repeating: 1, count: input.count)
+    kernels.bound(input, input.count, limit: 8, &out)
+    record("echo input bound \(kernels == .c ? "C" : "Swift")", out)
+  }
+}
+
 // MARK: - Entry
 
 @_cdecl("pcmmix_driver_run")
@@ -454,6 +468,7 @@ func run(_ mode: Int) -> Int {
     limiterAndMeterCases()
     echoCases()
     warpCases()
+    boundCases()
   }
   return cases
 }
