@@ -565,6 +565,24 @@ extension EchoScene {
 }
 
 extension EchoScene {
+  /// The scene's app and mic with samples no source should hold (an uninitialised float
+  /// buffer, a codec's glitch): NaN, +∞, −∞, 10³⁰ and −3·10³⁸ in bursts of ten, the app's from
+  /// 2 s and the mic's from 4.4 s, 0.2 s apart. The mic's come 0.4 s or more after the app's
+  /// last, past the delay search's 300 ms, so that no pair of them reads as an echo.
+  public func withHostileSamples() -> (app: [Float], mic: [Float]) {
+    var (app, mic) = (self.app, self.mic)
+    for (k, value) in [Float.nan, .infinity, -.infinity, 1e30, -3e38].enumerated() {
+      let (a, m) = (Self.index(2 + 0.2 * Double(k)), Self.index(4.4 + 0.2 * Double(k)))
+      for i in 0..<10 {
+        app[a + i] = value
+        mic[m + i] = value
+      }
+    }
+    return (app, mic)
+  }
+}
+
+extension EchoScene {
   /// The scene through a ``ClockedCapturePipeline`` as a capture delivers it: both sources as
   /// stamped 10 ms buffers of 48 kHz mono Float32 (frame 0 at host time 0), a 10 ms pull after
   /// each pair, `echoCancellation` as configured. Returns the mic as it entered the mix (its

@@ -529,9 +529,8 @@ import Testing
   }
 
   /// Samples no source should hold, in both (an uninitialised float buffer, a codec's glitch):
-  /// NaN, ±∞, 10³⁰ and −3·10³⁸ in bursts of ten, and 10⁴ for a second of the app and 10 ms of
-  /// the mic. The mic's come 0.4 s or more after the app's last, past the delay search's
-  /// 300 ms, so that no pair of them reads as an echo. Before the canceller held its input to
+  /// NaN, ±∞, 10³⁰ and −3·10³⁸ in bursts of ten (``EchoScene/withHostileSamples()``), and
+  /// 10⁴ for a second of the app and 10 ms of the mic. Before the canceller held its input to
   /// ±8 (``EchoCanceller/inputBound``), a NaN or a value past 10¹⁹ overflowed its sums and
   /// every output sample after it was NaN; 10⁸ in the app, or a buffer at 10⁴ in the mic, left
   /// it taking nothing out. Now the double talk and the ERLE after the path change read as
@@ -539,15 +538,7 @@ import Testing
   /// bound, NaN and 0.0.
   @Test func noValueInEitherSourceStopsTheCanceller() throws {
     let scene = try Self.scene(.speech, 0.03, "rt02")
-    var (mic, app) = (scene.mic, scene.app)
-    let values: [Float] = [.nan, .infinity, -.infinity, 1e30, -3e38]
-    for (k, value) in values.enumerated() {
-      let (a, m) = (EchoScene.index(2 + 0.2 * Double(k)), EchoScene.index(4.4 + 0.2 * Double(k)))
-      for i in 0..<10 {
-        app[a + i] = value
-        mic[m + i] = value
-      }
-    }
+    var (app, mic) = scene.withHostileSamples()
     for i in EchoScene.index(3)..<EchoScene.index(4) { app[i] = 1e4 }
     for i in EchoScene.index(5.4)..<EchoScene.index(5.41) { mic[i] = 1e4 }
     let (out, _) = EchoScene.cancel(mic: mic, app: app)

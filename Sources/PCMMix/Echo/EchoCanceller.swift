@@ -1060,11 +1060,12 @@ package struct EchoCanceller {
   /// the clocks −300/+300 within 27. A reading past that is a filter thrown off, on music above
   /// all, whose phase does not follow a drift. Live, music 120 ms RT60 0.5 s at −50 ppm read
   /// +92.2 and −73.8 after the start: each moved the ratio 5 ppm, and it sat 5 ppm short of
-  /// the drift for 13 s (the second copy's ERLE over 3–6 s 24.9 dB). Left out: 28.8 dB. Over 16 drifted live runs and 64 drifted files (speech and music at
-  /// +20, +50, +100 and −50 ppm, three copies) the least ERLE in copies 2–3 went 24.9 → 28.8 dB
-  /// live and 26.0 → 26.1 on music files, double talk there moved −0.7 to +1.1 dB by copy with
-  /// the mean the same to 0.02 dB, and the first copies within 0.1 dB on average. With no drift
-  /// the warp does not run, so nothing else changes.
+  /// the drift for 13 s (the second copy's ERLE over 3–6 s 24.9 dB). Left out: 28.8 dB. Over
+  /// 16 drifted live runs and 64 drifted files (speech and music at +20, +50, +100 and −50 ppm,
+  /// three copies) the least ERLE in copies 2–3 went 24.9 → 28.8 dB live and 26.0 → 26.1 on
+  /// music files, double talk there moved −0.7 to +1.1 dB by copy with the mean the same to
+  /// 0.02 dB, and the first copies within 0.1 dB on average. With no drift the warp does not
+  /// run, so nothing else changes.
   static let driftOutlier = 30e-6
 
   /// Measures how fast the echo slides against the reference (two clocks), and brings the
