@@ -52,6 +52,10 @@ for metric in ("ns_per_sample_p50", "ns_per_sample_p99", "throughput", "worst_sn
 for peer in ("soxr-hq", "speex-5"):
     value("resamplers", f"{peer} 44100->48000 2ch", "ns_per_sample_p50")
 value("debug", "consumer -Onone", "pull_p99")
+# The README's configuration in a Debug build: timed with the echo canceller running (its
+# delay found), not bypassed.
+value("debug", "consumer -Onone, echo+duck+loudness", "pull_p99")
+value("debug", "consumer -Onone, echo+duck+loudness", "echo_delay")
 value("cli", "pcm-mix mix", "wall_median")
 value("cli", "pcm-mix mix", "peak_rss")
 value("cli", "pcm-mix convert", "wall_median")

@@ -1,3 +1,7 @@
+import Foundation
+import PCMMix
+import PCMMixTestSupport
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Musl)
@@ -8,12 +12,17 @@
 /// package dependency (`-Onone`). `Benchmarks/DebugConsumer` is a package of its own that links
 /// only the `PCMMix` product by path; it is built with `swift build -c debug` (its own scratch
 /// directory, so this release build is untouched) and run as a child: 44.1 kHz stereo s16be app
-/// and 32 kHz mono s16le mic audio in 1,024-frame stamped buffers, a `ClockedCapturePipeline` in
-/// its default configuration, a 10 ms pull every 10 ms of audio, each pull timed with the
-/// appends before it (what the consumer's thread of a `RealtimeCapturePipeline` does).
+/// and 32 kHz mono s16le mic audio in 1,024-frame stamped buffers, a 10 ms pull every 10 ms of
+/// audio, each pull timed with the appends before it (what the consumer's thread of a
+/// `RealtimeCapturePipeline` does). Two rows: a `ClockedCapturePipeline` in its default
+/// configuration on two tones, and the README's broadcast-extension configuration with ducking
+/// and the loudness meter as well (policy `limit`, echo cancellation, ducking, loudness) on an
+/// echo scene (speech through a 30 ms loudspeaker path, RT60 0.2 s, a talker over it), which
+/// this process writes as a live capture delivers it (``writeCapture(_:seconds:)``).
 enum DebugBuild {
   static let section = "debug"
   static let row = "consumer -Onone"
+  static let voiceRow = "consumer -Onone, echo+duck+loudness"
 
   /// The package root: this file is Benchmarks/Sources/pcm-mix-bench/DebugBuild.swift.
   static var root: String {
@@ -23,7 +32,8 @@ enum DebugBuild {
   }
 
   static func run(_ options: Options, report: Report) {
-    guard report.wants(section: section, row: row) else { return }
+    let wanted = [row, voiceRow].filter { report.wants(section: section, row: $0) }
+    guard !wanted.isEmpty else { return }
     let root = Self.root
     let tmp = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
     let log = "\(tmp)/pcm-mix-bench-debug-build.txt"
@@ -39,17 +49,53 @@ enum DebugBuild {
       return
     }
     let seconds = max(2, options.seconds)
-    let json = "\(tmp)/pcm-mix-bench-debug.json"
-    guard
-      let child = ChildProcess.run(
-        ["\(scratch)/debug/debug-consumer", "\(seconds)", json], errorPath: log),
-      child.status == 0, let text = readTextFile(json)
-    else {
-      warn("debug: the Debug consumer failed (see \(log)); section skipped")
+    let table = Table(columns: [
+      ("build", 36), ("pulls", 6), ("p50 us", 8), ("p99 us", 8), ("p99.9 us", 9), ("max us", 8),
+      ("mean us", 8), ("x realtime", 10), ("echo", 14),
+    ])
+    table.start(
+      "Debug build: Benchmarks/DebugConsumer (swift build -c debug: PCMMix compiled -Onone, "
+        + "C targets -O0), the capture scene through ClockedCapturePipeline: its defaults on two "
+        + "tones, and policy limit with echo cancellation, ducking and the loudness meter on an "
+        + "echo scene (speech 30 ms RT60 0.2 s; echo: the delay the canceller found, or "
+        + "bypassed); one 10 ms pull (and the appends before it) timed at a time, after the "
+        + "first second")
+    for name in wanted {
+      var arguments = ["\(scratch)/debug/debug-consumer"]
+      var length = seconds
+      if name == voiceRow {
+        // The scene lasts 20 s; shorter runs (the smoke run) take its start.
+        length = min(seconds, Double(EchoScene.seconds))
+        let capture = "\(tmp)/pcm-mix-bench-debug-capture.bin"
+        guard writeCapture(capture, seconds: length) else {
+          warn("debug: cannot write the echo scene's capture (\(EchoBench.assets)); row skipped")
+          continue
+        }
+        arguments += ["\(length)", "\(tmp)/pcm-mix-bench-debug.json", capture]
+      } else {
+        arguments += ["\(length)", "\(tmp)/pcm-mix-bench-debug.json"]
+      }
+      guard let child = ChildProcess.run(arguments, errorPath: log), child.status == 0,
+        let text = readTextFile("\(tmp)/pcm-mix-bench-debug.json")
+      else {
+        warn("debug: the Debug consumer failed (see \(log)); row \(name) skipped")
+        continue
+      }
+      measure(
+        text, name: name, build: name == row ? build.wallSeconds : nil, table: table,
+        report: report)
+    }
+  }
+
+  /// One row from the consumer's JSON: every pull's microseconds, and for the voice row the
+  /// echo delay the canceller found, unless it ended bypassed (`null` if none); `build`, the
+  /// consumer's build time, is recorded with the row if given.
+  static func measure(
+    _ text: String, name: String, build: Double?, table: Table, report: Report
+  ) {
+    guard let open = text.firstIndex(of: "["), let close = text.firstIndex(of: "]") else {
       return
     }
-    // The one array in the output: every pull's microseconds.
-    guard let open = text.firstIndex(of: "["), let close = text.lastIndex(of: "]") else { return }
     let pulls = text[text.index(after: open)..<close].split(separator: ",").compactMap {
       Double($0.filter { !$0.isWhitespace })
     }
@@ -58,26 +104,59 @@ enum DebugBuild {
     guard !steady.isEmpty else { return }
     let s = Summary(steady)
     let realtime = 10_000 / s.mean
-    let table = Table(columns: [
-      ("build", 16), ("pulls", 6), ("p50 us", 8), ("p99 us", 8), ("p99.9 us", 9), ("max us", 8),
-      ("mean us", 8), ("x realtime", 10),
-    ])
-    table.start(
-      "Debug build: Benchmarks/DebugConsumer (swift build -c debug: PCMMix compiled -Onone, "
-        + "C targets -O0), the capture scene through ClockedCapturePipeline's defaults, "
-        + "\(fixed(seconds, 1)) s, one 10 ms pull (and the appends before it) timed at a time, "
-        + "after the first second")
+    var echo = "–"
+    if name == voiceRow {
+      let tail = text[close...]
+      let delay = tail.range(of: "\"echo_delay\":").flatMap { r in
+        Double(tail[r.upperBound...].prefix { "0123456789.e-".contains($0) })
+      }
+      let bypassed = tail.contains("\"echo_bypassed\":true")
+      echo = bypassed ? "bypassed" : delay.map { "\(fixed($0 * 1000, 1)) ms" } ?? "–"
+      // Recorded only for a canceller that ran: none, and the row timed a bypassed one.
+      if let delay, !bypassed { report.record(section, name, "echo_delay", delay * 1000, "ms") }
+    }
     table.row([
-      row, "\(steady.count)", fixed(s.median, 1), fixed(s.p99, 1), fixed(s.p999, 1),
-      fixed(s.max, 1), fixed(s.mean, 1), fixed(realtime, 0),
+      name, "\(steady.count)", fixed(s.median, 1), fixed(s.p99, 1), fixed(s.p999, 1),
+      fixed(s.max, 1), fixed(s.mean, 1), fixed(realtime, 0), echo,
     ])
-    let rec = { report.record(section, row, $0, $1, $2) }
+    let rec = { report.record(section, name, $0, $1, $2) }
     rec("pull_p50", s.median, "us")
     rec("pull_p99", s.p99, "us")
     rec("pull_p99.9", s.p999, "us")
     rec("pull_max", s.max, "us")
     rec("pull_mean", s.mean, "us")
     rec("throughput", realtime, "x realtime")
-    rec("build", build.wallSeconds, "s")
+    if let build { rec("build", build, "s") }
+  }
+
+  /// Writes the first `seconds` of the echo scene (speech through a 30 ms loudspeaker path,
+  /// RT60 0.2 s, the talker over it) to `path` as a live capture delivers it: the app 44.1 kHz
+  /// stereo s16be and the mic 32 kHz mono s16le, in 1,024-frame stamped buffers with delivery
+  /// jitter (``CaptureSimulator``), in delivery order, in the record format
+  /// `debug-consumer` reads. False if the scene's assets cannot be read or the file written.
+  static func writeCapture(_ path: String, seconds: Double) -> Bool {
+    guard
+      let scene = try? EchoScene(
+        content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false,
+        assets: URL(fileURLWithPath: EchoBench.assets))
+    else { return false }
+    var app = SimulatedSource(rate: 44_100, channels: 2, encoding: .s16be, seed: 21)
+    var mic = SimulatedSource(rate: 32_000, channels: 1, encoding: .s16le, seed: 22)
+    app.waveform = Waveform(scene.app, rate: EchoScene.rate)
+    mic.waveform = Waveform(scene.mic, rate: EchoScene.rate)
+    var bytes: [UInt8] = []
+    func put<T: FixedWidthInteger>(_ v: T) {
+      withUnsafeBytes(of: v.littleEndian) { bytes += $0 }
+    }
+    for event in CaptureSimulator(app: app, mic: mic, duration: seconds) {
+      guard let time = event.time else { continue }
+      put(UInt8(event.side == .app ? 0 : 1))
+      put(event.deliveryTime.bitPattern)
+      put(time.value)
+      put(time.timescale)
+      put(Int32(event.bytes.count))
+      bytes += event.bytes
+    }
+    return FileManager.default.createFile(atPath: path, contents: Data(bytes))
   }
 }

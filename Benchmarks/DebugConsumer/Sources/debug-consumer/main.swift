@@ -5,7 +5,14 @@
 // that came before it (the work the consumer's thread does in a `RealtimeCapturePipeline`).
 // Writes one line of JSON, the pull times in microseconds, to OUT (default standard output).
 //
-// Usage: debug-consumer [SECONDS [OUT]]   (default 20 s of simulated capture)
+// With CAPTURE, the buffers are read from that file instead (`pcm-mix-bench` writes an echo
+// scene there, as a live capture delivers it), and the pipeline is configured as the README's
+// broadcast extension configures it, with ducking and the loudness meter as well: policy
+// `limit`, echo cancellation, ducking, loudness. The JSON then also gives the echo delay the
+// canceller found (null if none) and whether it is bypassed at the end, so a run that timed a
+// bypassed canceller shows it.
+//
+// Usage: debug-consumer [SECONDS [OUT [CAPTURE]]]   (default 20 s of simulated capture)
 import PCMMix
 
 #if canImport(Glibc)
@@ -70,25 +77,90 @@ struct Source {
   }
 }
 
+/// One buffer of a capture file: its side, delivery time (s), stamp and bytes.
+struct Delivery {
+  let side: ClockedCapturePipeline.Side
+  let at: Double
+  let time: MediaTime
+  let bytes: [UInt8]
+}
+
+/// The buffers of a capture file, in delivery order. Each record: side (1 byte: 0 app, 1 mic),
+/// delivery time (Float64 s), the stamp's value (Int64) and timescale (Int32), the byte count
+/// (Int32) and the bytes, all little-endian as `pcm-mix-bench` writes them on x86-64 and arm64.
+func readCapture(_ path: String) -> [Delivery]? {
+  guard let f = fopen(path, "rb") else { return nil }
+  defer { fclose(f) }
+  func read<T: FixedWidthInteger>(_: T.Type) -> T? {
+    var v = T.zero
+    return fread(&v, MemoryLayout<T>.size, 1, f) == 1 ? T(littleEndian: v) : nil
+  }
+  var out: [Delivery] = []
+  while let side = read(UInt8.self) {
+    guard let at = read(UInt64.self), let value = read(Int64.self),
+      let scale = read(Int32.self), let count = read(Int32.self), count >= 0
+    else { return nil }
+    var bytes = [UInt8](repeating: 0, count: Int(count))
+    guard fread(&bytes, 1, bytes.count, f) == bytes.count else { return nil }
+    out.append(
+      Delivery(
+        side: side == 0 ? .app : .mic, at: Double(bitPattern: at),
+        time: MediaTime(value: value, timescale: scale), bytes: bytes))
+  }
+  return out
+}
+
 /// 1,000 s on the host clock, in nanoseconds: the first buffers' stamp.
 let host: Int64 = 1_000_000_000_000
 var app = Source(.app, appFormat, tones: [440, 660])
 var mic = Source(.mic, micFormat, tones: [220])
+let capture = CommandLine.arguments.count > 3 ? readCapture(CommandLine.arguments[3]) : nil
+/// A capture file that is missing or cut short.
+struct UnreadableCapture: Error { let path: String }
+if CommandLine.arguments.count > 3 && capture == nil {
+  throw UnreadableCapture(path: CommandLine.arguments[3])
+}
+var configuration = ClockedCapturePipeline.Configuration()
+if capture != nil {
+  configuration.policy = .limit
+  configuration.echoCancellation = EchoCancellation()
+  configuration.ducking = Ducking()
+  configuration.meterLoudness = true
+}
 var pipeline = try ClockedCapturePipeline(
-  app: app.description, mic: mic.description)
+  configuration, app: app.description, mic: mic.description)
 var output = [Int16](repeating: 0, count: 960)
 var times: [Double] = []
 let pulls = Int(seconds * 100)
+var delivered = 0
 for k in 0..<pulls {
   let now = Double(k + 1) / 100
   let t0 = nowNS()
-  try app.deliver(until: now, to: &pipeline)
-  try mic.deliver(until: now, to: &pipeline)
+  if let capture {
+    while delivered < capture.count && capture[delivered].at <= now {
+      let d = capture[delivered]
+      try d.bytes.withUnsafeBytes {
+        try pipeline.append(
+          d.side, $0, description: d.side == .app ? app.description : mic.description,
+          time: d.time)
+      }
+      delivered += 1
+    }
+  } else {
+    try app.deliver(until: now, to: &pipeline)
+    try mic.deliver(until: now, to: &pipeline)
+  }
   _ = output.withUnsafeMutableBufferPointer { pipeline.pull(into: $0) }
   times.append(Double(nowNS() - t0) / 1_000)
 }
 let list = times.map { "\(($0 * 10).rounded() / 10)" }.joined(separator: ",")
-let json = "{\"pulls\":\(pulls),\"pull_us\":[\(list)]}\n"
+var json = "{\"pulls\":\(pulls),\"pull_us\":[\(list)]"
+if capture != nil {
+  let echo = pipeline.echoStatistics
+  let delay = echo?.delay.map { "\($0)" } ?? "null"
+  json += ",\"echo_delay\":\(delay),\"echo_bypassed\":\(echo?.isBypassed ?? true)"
+}
+json += "}\n"
 if CommandLine.arguments.count > 2, let f = fopen(CommandLine.arguments[2], "w") {
   fputs(json, f)
   fclose(f)
