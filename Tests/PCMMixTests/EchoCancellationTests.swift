@@ -447,6 +447,7 @@ import Testing
     // Cancelling from the find to the plug, then bypassed once and for good.
     #expect(flips.count == 2)
     let back = Double(256 * ((flips.last ?? 0) + 1)) / Double(EchoScene.rate)
+    print("Headphones plugged in at 20 s, \(content) \(latency) s \(room): mic back at \(back) s")
     #expect(back > 20 && back < 29)
     // (One Bool: on a failing `==` Swift Testing diffs the arrays, 39 s at 100,000 samples.)
     let from = EchoScene.index(32)
@@ -498,6 +499,11 @@ import Testing
       delays.append($0.delay)
     }
     let found = try #require(statistics.delay)
+    let refound = delays[(change / 256)...].firstIndex {
+      $0.map { abs($0 - 0.121) < 0.002 } ?? false
+    }
+    let seconds = refound.map { Double(256 * $0) / Double(EchoScene.rate) }
+    print("Output latency 30 → 120 ms at 11 s: the new lag found at \(seconds ?? .nan) s")
     #expect(abs(found - 0.121) < 0.002)
     let at13 = try #require(delays[EchoScene.index(13) / 256])
     #expect(abs(at13 - 0.121) < 0.002)
