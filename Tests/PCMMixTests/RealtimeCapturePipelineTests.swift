@@ -66,13 +66,24 @@ import Testing
 
   /// The app and mic callbacks on their own threads, a consumer pulling on a third and a fourth
   /// thread reading the counters and changing a gain, all at once, for every buffer of a 4 s
-  /// scene; then the counters add up and nothing was lost that was not counted.
-  @Test func threeThreadsAndAReader() throws {
+  /// scene; then the counters add up and nothing was lost that was not counted. With `voice`,
+  /// the README's configuration for a broadcast extension with ducking and the loudness meter
+  /// as well (echo cancellation, policy `limit`), and the reader reads what a UI timer would:
+  /// the meters, the canceller's state, the ducking and the loudness (`make tsan` runs both).
+  @Test(arguments: [false, true])
+  func threeThreadsAndAReader(voice: Bool) throws {
     let (a, m, events) = Self.scene(seconds: 4)
     let appEvents = events.filter { $0.side == .app }
     let micEvents = events.filter { $0.side == .mic }
+    var config = Self.config
+    if voice {
+      config.policy = .limit
+      config.echoCancellation = EchoCancellation()
+      config.ducking = Ducking()
+      config.meterLoudness = true
+    }
     let pipeline = try RealtimeCapturePipeline(
-      Self.config, app: a.streamDescription(rate: a.rate), mic: m.streamDescription(rate: m.rate))
+      config, app: a.streamDescription(rate: a.rate), mic: m.streamDescription(rate: m.rate))
     let producers = Atomic<Int>(0)
     let failures = Atomic<Int>(0)
     let group = DispatchGroup()
@@ -113,6 +124,10 @@ import Testing
       while producers.load(ordering: .acquiring) < 2 {
         let s = pipeline.statistics
         #expect(s.app.framesIn >= s.app.framesEmitted)
+        if voice, let meters = s.meters, let echo = s.echo {
+          #expect(meters.mic.heldPeakDBFS <= 0 && echo.blocks >= 0)
+          #expect(s.loudness.map { !$0.momentaryLUFS.isNaN } ?? true)
+        }
         pipeline.setGain(.mic, dB: -3)
       }
     }
@@ -126,6 +141,9 @@ import Testing
     // Every buffer was handed over or counted as dropped at the hand-off.
     #expect(s.app.buffers + s.appHandoffDrops == appEvents.count)
     #expect(s.mic.buffers + s.micHandoffDrops == micEvents.count)
+    // The voice stages ran and published what they measured.
+    #expect((s.echo?.blocks ?? 0 > 0) == voice)
+    #expect((s.loudness != nil) == voice)
   }
 
   @Test func twoThreadsAppendingToOneSourceAreRefusedNotRaced() throws {
