@@ -56,6 +56,11 @@ value("debug", "consumer -Onone", "pull_p99")
 # delay found), not bypassed.
 value("debug", "consumer -Onone, echo+duck+loudness", "pull_p99")
 value("debug", "consumer -Onone, echo+duck+loudness", "echo_delay")
+# The per-buffer path allocates nothing once configured, in a Debug build too (the consumer
+# counts from its second second; the scene and the pull schedule are fixed, so the count is).
+for row in ("consumer -Onone", "consumer -Onone, echo+duck+loudness"):
+    n = value("debug", row, "allocations_after_first_second")
+    assert n == 0, f"debug / {row}: {n} heap allocations after the first second"
 value("cli", "pcm-mix mix", "wall_median")
 value("cli", "pcm-mix mix", "peak_rss")
 value("cli", "pcm-mix convert", "wall_median")

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // An adopter's package in miniature: it depends on PCMMix by path, links only the `PCMMix`
-// product, and is built with `swift build -c debug`, so PCMMix is compiled `-Onone` as Xcode
+// product (and the benchmark's allocation counter), and is built with `swift build -c debug`, so PCMMix is compiled `-Onone` as Xcode
 // compiles a package dependency under a Debug scheme. `pcm-mix-bench` builds and runs it for its
 // Debug row (section `debug`).
 import PackageDescription
@@ -9,8 +9,12 @@ let package = Package(
   name: "DebugConsumer",
   dependencies: [.package(name: "PCMMix", path: "../..")],
   targets: [
+    // The benchmark's allocation counter (a link to its folder), so the Debug build's pulls
+    // are counted as the release build's are.
+    .target(name: "CAllocCounter"),
     .executableTarget(
-      name: "debug-consumer", dependencies: [.product(name: "PCMMix", package: "PCMMix")])
+      name: "debug-consumer",
+      dependencies: [.product(name: "PCMMix", package: "PCMMix"), "CAllocCounter"]),
   ],
   swiftLanguageModes: [.v6]
 )

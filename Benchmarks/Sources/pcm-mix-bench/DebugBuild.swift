@@ -51,7 +51,7 @@ enum DebugBuild {
     let seconds = max(2, options.seconds)
     let table = Table(columns: [
       ("build", 36), ("pulls", 6), ("p50 us", 8), ("p99 us", 8), ("p99.9 us", 9), ("max us", 8),
-      ("mean us", 8), ("x realtime", 10), ("echo", 14),
+      ("mean us", 8), ("x realtime", 10), ("allocs", 7), ("echo", 14),
     ])
     table.start(
       "Debug build: Benchmarks/DebugConsumer (swift build -c debug: PCMMix compiled -Onone, "
@@ -59,7 +59,8 @@ enum DebugBuild {
         + "tones, and policy limit with echo cancellation, ducking and the loudness meter on an "
         + "echo scene (speech 30 ms RT60 0.2 s; echo: the delay the canceller found, or "
         + "bypassed); one 10 ms pull (and the appends before it) timed at a time, after the "
-        + "first second")
+        + "first second; allocs: heap allocations in those appends and pulls after the first "
+        + "second (malloc interposed)")
     for name in wanted {
       var arguments = ["\(scratch)/debug/debug-consumer"]
       var length = seconds
@@ -87,7 +88,8 @@ enum DebugBuild {
     }
   }
 
-  /// One row from the consumer's JSON: every pull's microseconds, and for the voice row the
+  /// One row from the consumer's JSON: every pull's microseconds, the allocations after the
+  /// first second, and for the voice row the
   /// echo delay the canceller found, unless it ended bypassed (`null` if none); `build`, the
   /// consumer's build time, is recorded with the row if given.
   static func measure(
@@ -104,6 +106,9 @@ enum DebugBuild {
     guard !steady.isEmpty else { return }
     let s = Summary(steady)
     let realtime = 10_000 / s.mean
+    let allocations = text.range(of: "\"allocations_after_1s\":").flatMap { r in
+      Double(text[r.upperBound...].prefix { $0.isNumber })
+    }
     var echo = "–"
     if name == voiceRow {
       let tail = text[close...]
@@ -117,7 +122,8 @@ enum DebugBuild {
     }
     table.row([
       name, "\(steady.count)", fixed(s.median, 1), fixed(s.p99, 1), fixed(s.p999, 1),
-      fixed(s.max, 1), fixed(s.mean, 1), fixed(realtime, 0), echo,
+      fixed(s.max, 1), fixed(s.mean, 1), fixed(realtime, 0),
+      allocations.map { "\(Int($0))" } ?? "–", echo,
     ])
     let rec = { report.record(section, name, $0, $1, $2) }
     rec("pull_p50", s.median, "us")
@@ -126,6 +132,7 @@ enum DebugBuild {
     rec("pull_max", s.max, "us")
     rec("pull_mean", s.mean, "us")
     rec("throughput", realtime, "x realtime")
+    if let allocations { rec("allocations_after_first_second", allocations, "count") }
     if let build { rec("build", build, "s") }
   }
 

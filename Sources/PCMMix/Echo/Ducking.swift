@@ -143,6 +143,10 @@ package struct Ducker {
     gapFrames = Int(Self.quietGap * Double(rate))
     spans = Array(repeating: (0, 0), count: Self.capacity)
     history = Array(repeating: (0, .quiet), count: Self.historyCapacity)
+    // A span written once here, as `record(from:to:)` writes one: in a Debug build the
+    // runtime makes that write's type metadata on first use, an allocation that would
+    // otherwise come in a pull, at the first voice.
+    spans[0] = (0, 0)
   }
 
   /// Frames the detector should run ahead of the output.

@@ -30,7 +30,7 @@
 ///   **Comfort noise** fills what it takes out back to the room's noise floor.
 /// - **Bypass** when there is no echo (headphones, the app silent for long): the mic passes
 ///   through unchanged, bit for bit. Headphones plugged in mid-capture bring the bypass back
-///   once the echo has been gone for about 8–10 s of the app playing.
+///   6–8.5 s after the plug, with the app playing.
 public struct EchoCancellation: Equatable, Sendable {
   /// The longest delay (seconds) between the app's audio on the timeline and its echo in the mic
   /// that is searched for: the device's output latency and the acoustic path (default 0.3).

@@ -469,7 +469,14 @@ struct ResidualEchoSuppressor {
     // the talker spoke in 0.27 of the app's blocks; both tests together read 0.22–0.26.
     if near && lastShare > Self.voiceShare { nearBlocks += 1 }
     statistics.doubleTalkFraction = Double(nearBlocks) / Double(farBlocks)
-    if !bypass && pathGainBlocks.contains(where: { $0 >= Self.learntBlocks }) {
+    // A loop, not `contains(where:)`: unspecialized in a Debug build, that walks the array
+    // through an iterator whose element reads allocate.
+    var learnt = false
+    for b in 0..<Self.bandCount where pathGainBlocks[b] >= Self.learntBlocks {
+      learnt = true
+      break
+    }
+    if !bypass && learnt {
       voiceRate += 0.025 * ((lastShare > Self.voiceShare ? 1 : 0) - voiceRate)
     }
     if nearEnd {

@@ -3,7 +3,9 @@
 // and a 10 ms pull (480 frames, int16) every 10 ms of host time, through a
 // `ClockedCapturePipeline` in its default configuration. Each pull is timed with the appends
 // that came before it (the work the consumer's thread does in a `RealtimeCapturePipeline`).
-// Writes one line of JSON, the pull times in microseconds, to OUT (default standard output).
+// Writes one line of JSON, the pull times in microseconds, to OUT (default standard output),
+// and the heap allocations the appends and pulls made after the first second (malloc counted
+// by interposition, as in the release benchmark), in all and in how many pulls.
 //
 // With CAPTURE, the buffers are read from that file instead (`pcm-mix-bench` writes an echo
 // scene there, as a live capture delivers it), and the pipeline is configured as the README's
@@ -13,6 +15,7 @@
 // bypassed canceller shows it.
 //
 // Usage: debug-consumer [SECONDS [OUT [CAPTURE]]]   (default 20 s of simulated capture)
+import CAllocCounter
 import PCMMix
 
 #if canImport(Glibc)
@@ -130,11 +133,18 @@ if capture != nil {
 var pipeline = try ClockedCapturePipeline(
   configuration, app: app.description, mic: mic.description)
 var output = [Int16](repeating: 0, count: 960)
-var times: [Double] = []
 let pulls = Int(seconds * 100)
+var times: [Double] = []
+times.reserveCapacity(pulls)
 var delivered = 0
+// Counted from the second second on: the first builds the runtime's caches (in a Debug build,
+// generic code's metadata on first use).
+var (allocations, allocatingPulls) = (UInt64(0), 0)
+alloc_counter_reset()
+alloc_counter_set_enabled(1)
 for k in 0..<pulls {
   let now = Double(k + 1) / 100
+  let before = alloc_counter_events()
   let t0 = nowNS()
   if let capture {
     while delivered < capture.count && capture[delivered].at <= now {
@@ -151,10 +161,18 @@ for k in 0..<pulls {
     try mic.deliver(until: now, to: &pipeline)
   }
   _ = output.withUnsafeMutableBufferPointer { pipeline.pull(into: $0) }
-  times.append(Double(nowNS() - t0) / 1_000)
+  let t1 = nowNS()
+  let made = alloc_counter_events() - before
+  if k >= 100 && made > 0 {
+    allocations += made
+    allocatingPulls += 1
+  }
+  times.append(Double(t1 - t0) / 1_000)
 }
+alloc_counter_set_enabled(0)
 let list = times.map { "\(($0 * 10).rounded() / 10)" }.joined(separator: ",")
 var json = "{\"pulls\":\(pulls),\"pull_us\":[\(list)]"
+json += ",\"allocations_after_1s\":\(allocations),\"allocating_pulls\":\(allocatingPulls)"
 if capture != nil {
   let echo = pipeline.echoStatistics
   let delay = echo?.delay.map { "\($0)" } ?? "null"
