@@ -105,14 +105,17 @@ docs-check: docs
 	@command -v chromium >/dev/null 2>&1 || scripts/bootstrap.sh chromium
 	scripts/docs-check.sh
 
-# Regenerates TestVectors/ from numpy, soxr, libsndfile (soundfile) and sox (needs Python; not
-# part of the tests).
+# Regenerates TestVectors/ from numpy, soxr, libsndfile (soundfile), sox and libsamplerate
+# (needs Python; not part of the tests): every file the same to the byte (`git status` stays
+# clean). The echo and loudness assets have generators of their own (the guide's "Reference
+# vectors").
 vectors: bootstrap
 	@command -v sox >/dev/null 2>&1 || scripts/bootstrap.sh sox libsox-fmt-all
 	python3 -m pip install -q numpy scipy soxr samplerate soundfile
 	python3 TestVectors/generate.py
 	python3 TestVectors/generate_containers.py
 	python3 TestVectors/generate_libsamplerate.py
+	cd TestVectors/fft && python3 generate.py
 
 # A real > 4 GiB RF64 round trip (pcm-mix convert writes it from a pipe; libsndfile, pcm-mix
 # probe and pcm-mix convert read it back in full; both converts under 20 MB of RSS), then the
