@@ -69,7 +69,7 @@ import Testing
   /// scene; then the counters add up and nothing was lost that was not counted. With `voice`,
   /// the README's configuration for a broadcast extension with ducking and the loudness meter
   /// as well (echo cancellation, policy `limit`), and the reader reads what a UI timer would:
-  /// the meters, the canceller's state, the ducking and the loudness (`make tsan` runs both).
+  /// the meters, the canceller's state and the loudness (`make tsan` runs both).
   @Test(arguments: [false, true])
   func threeThreadsAndAReader(voice: Bool) throws {
     let (a, m, events) = Self.scene(seconds: 4)

@@ -50,7 +50,7 @@ enum DebugBuild {
     }
     let seconds = max(2, options.seconds)
     let table = Table(columns: [
-      ("build", 36), ("pulls", 6), ("p50 us", 8), ("p99 us", 8), ("p99.9 us", 9), ("max us", 8),
+      ("row", 36), ("pulls", 6), ("p50 us", 8), ("p99 us", 8), ("p99.9 us", 9), ("max us", 8),
       ("mean us", 8), ("x realtime", 10), ("allocs", 7), ("echo", 14),
     ])
     table.start(
@@ -61,7 +61,10 @@ enum DebugBuild {
         + "bypassed); one 10 ms pull (and the appends before it) timed at a time, after the "
         + "first second; allocs: heap allocations in those appends and pulls after the first "
         + "second (malloc interposed)")
+    let json = "\(tmp)/pcm-mix-bench-debug.json"
     for name in wanted {
+      // A row reads only what its own run wrote.
+      unlink(json)
       var arguments = ["\(scratch)/debug/debug-consumer"]
       var length = seconds
       if name == voiceRow {
@@ -72,12 +75,12 @@ enum DebugBuild {
           warn("debug: cannot write the echo scene's capture (\(EchoBench.assets)); row skipped")
           continue
         }
-        arguments += ["\(length)", "\(tmp)/pcm-mix-bench-debug.json", capture]
+        arguments += ["\(length)", json, capture]
       } else {
-        arguments += ["\(length)", "\(tmp)/pcm-mix-bench-debug.json"]
+        arguments += ["\(length)", json]
       }
       guard let child = ChildProcess.run(arguments, errorPath: log), child.status == 0,
-        let text = readTextFile("\(tmp)/pcm-mix-bench-debug.json")
+        let text = readTextFile(json)
       else {
         warn("debug: the Debug consumer failed (see \(log)); row \(name) skipped")
         continue
@@ -89,9 +92,9 @@ enum DebugBuild {
   }
 
   /// One row from the consumer's JSON: every pull's microseconds, the allocations after the
-  /// first second, and for the voice row the
-  /// echo delay the canceller found, unless it ended bypassed (`null` if none); `build`, the
-  /// consumer's build time, is recorded with the row if given.
+  /// first second, and for the voice row the echo delay the canceller found, unless it ended
+  /// bypassed (`null` if none); `build`, the consumer's build time, is recorded with the row
+  /// if given.
   static func measure(
     _ text: String, name: String, build: Double?, table: Table, report: Report
   ) {
