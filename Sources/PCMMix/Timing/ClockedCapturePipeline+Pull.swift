@@ -67,7 +67,14 @@ extension ClockedCapturePipeline {
     if let look = stage.ducker?.lookaheadFrames, look > 0 {
       var held = mic.fifo.nextPosition
       if OutputClock.isLive(app.state) { held = min(held, app.fifo.nextPosition) }
-      end = max(end, min(end + look, held - stage.canceller.latency - stage.canceller.hop))
+      let late = stage.canceller.latency
+      var target = min(end + look, held - late - stage.canceller.hop)
+      // No more than `cleanAhead` past what this pull needs or what is already clean (from the
+      // read position on at the first pull): neither the audio held at the start nor a buffer
+      // of half a second is cleaned in one pull (``EchoStage/cleanAheadSeconds``).
+      let clean = max(end, (stage.next ?? ahead) - late)
+      target = min(target, clean + stage.cleanAhead)
+      end = max(end, target)
     }
     stage.clean(from: ahead, to: end, app: &app.fifo, mic: &mic.fifo)
     echo = stage

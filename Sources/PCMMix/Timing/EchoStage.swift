@@ -20,6 +20,28 @@ struct EchoStage {
   var ducker: Ducker?
   /// The timeline position of the next block the canceller takes (`nil` before the first).
   var next: Int?
+  /// With ducking, how far past what the output needs one pull may clean ahead for the
+  /// ducker's look-ahead (``cleanAheadSeconds`` at the canceller's rate).
+  let cleanAhead: Int
+
+  /// How much the look-ahead cleaning may take on in one pull, past the frames the pull reads or
+  /// what is clean already (seconds of the timeline). With ducking on, the stage cleans the mic
+  /// as far as it has arrived, so the ducker sees its look-ahead; unbounded, that was all the
+  /// audio held at the first pull and a whole buffer's worth in the pull after one arrives. With
+  /// ReplayKit's 1,024-frame buffers (32 ms of the mic) a pull ran 0 to 5 blocks of 256 frames
+  /// where the output needs 1.9; with buffers of half a second (22,050 frames of the app at
+  /// 44.1 kHz, 16,000 of the mic at 32 kHz) the first pull ran 105 and later ones up to 93, and
+  /// a Debug build's pull took 57 ms at the 99th percentile and 80 ms at most (`pcm-mix-bench
+  /// --filter debug`, its echo row fed such buffers; a fuzzer on the other core), where the
+  /// output has 10. With 0.048 s (9 blocks at 48 kHz, about 6 ms in Debug): 20 in the first
+  /// pull, which also primes the canceller's ``EchoCanceller/latency``, and at most 9 after
+  /// (`EchoLiveCaptureTests.halfSecondBuffersAreCleanedAFewBlocksAPull`); that Debug row 28 ms
+  /// and 36 ms, most of it decoding and resampling half a second of audio in one pull (the
+  /// default row alone, with 16,000-frame buffers: 7.0 and 20.3 ms). What 1,024-frame and
+  /// 10 ms buffers bring comes within the bound: a live capture and the ducking bench's scenes
+  /// come out the same to the bit. After a longer buffer the ducker's look-ahead is short for a
+  /// while (0.13 s after half a second) as the cleaning catches up, 1,824 frames a pull.
+  static let cleanAheadSeconds = 0.048
   /// One block of stereo frames, and the mids of the mic, the app and the output.
   var stereo: [Float]
   var micMid: [Float]
@@ -32,6 +54,7 @@ struct EchoStage {
     self.corrects = corrects
     ducker = ducking.map { Ducker($0, rate: rate) }
     canceller.detectsVoice = ducking != nil
+    cleanAhead = Int((Self.cleanAheadSeconds * Double(rate)).rounded())
     let h = canceller.hop
     stereo = [Float](repeating: 0, count: 2 * h)
     micMid = [Float](repeating: 0, count: h)
