@@ -100,6 +100,43 @@ void pcmmix_core_rfft_forward(const float *input, float *re, float *im, long hal
 void pcmmix_core_rfft_inverse(float *re, float *im, float *output, long half,
                               const float *tables, const int32_t *rev);
 
+// MARK: - Filter design
+
+/// cos and sin of 2π·k/n for k in 0 ..< n/2, into `cosines` and `sines`: the twiddles of
+/// pcmmix_core_fft_double.
+void pcmmix_core_fft_twiddles(double *cosines, double *sines, long n);
+
+/// In place, the radix-2 complex FFT of `n` points (a power of two) over split double arrays,
+/// for filter design: bit-reversed order, then stage by stage (each butterfly
+/// t = x[a]·w, x[a] = x[i] − t, x[i] += t, with w = cosines[k] ∓ i·sines[k] for k in steps of
+/// n/size); the forward transform (e^{-iωn}), or with `inverse` the inverse one, scaled by 1/n.
+void pcmmix_core_fft_double(double *re, double *im, const double *cosines, const double *sines,
+                            long n, int inverse);
+
+/// row[k] = Σ_j samples[first − k·stride + j] · weights[j] for j in 0 ..< taps (from 0.0, in
+/// order of j, samples outside 0 ..< count skipped), for k in 0 ..< points: a prototype read at
+/// points `stride` samples apart that share one set of interpolation weights.
+void pcmmix_core_prototype_read(const double *samples, long count, const double *weights,
+                                long taps, long first, long stride, double *row, long points);
+
+/// x[i] /= divisor for i in 0 ..< n.
+void pcmmix_core_divide_double(double *x, long n, double divisor);
+
+/// re[i] = log(max(|re[i]|, floor)), im[i] = 0 for i in 0 ..< n: the floored log magnitude.
+void pcmmix_core_log_magnitude(double *re, double *im, long n, double floor);
+
+/// A real cepstrum of `n` points folded onto positive quefrencies: re[1 ..< n/2] doubled,
+/// re[n/2 + 1 ..< n] and all of `im` zeroed.
+void pcmmix_core_fold_cepstrum(double *re, double *im, long n);
+
+/// (re[i], im[i]) = exp(re[i]) · (cos(im[i]), sin(im[i])) for i in 0 ..< n: the complex
+/// exponential.
+void pcmmix_core_exp_complex(double *re, double *im, long n);
+
+/// out[k] = (float)(row[k] / Σ row) for k in 0 ..< taps, the sum taken from 0.0 in order: a row
+/// normalized to unit DC gain.
+void pcmmix_core_normalize_row(const double *row, long taps, float *out);
+
 // MARK: - Echo canceller
 
 /// All partitions of both filters' echo estimates at once, per bin: Y = Σ W·X, Z = Σ V·X and
