@@ -61,6 +61,8 @@ value("debug", "consumer -Onone, echo+duck+loudness", "echo_delay")
 for row in ("consumer -Onone", "consumer -Onone, echo+duck+loudness"):
     n = value("debug", row, "allocations_after_first_second")
     assert n == 0, f"debug / {row}: {n} heap allocations after the first second"
+    # And what its creation costs there (the filter designs, the first in the process).
+    value("debug", row, "setup")
 value("cli", "pcm-mix mix", "wall_median")
 value("cli", "pcm-mix mix", "peak_rss")
 value("cli", "pcm-mix convert", "wall_median")

@@ -51,7 +51,7 @@ enum DebugBuild {
     let seconds = max(2, options.seconds)
     let table = Table(columns: [
       ("row", 36), ("pulls", 6), ("p50 us", 8), ("p99 us", 8), ("p99.9 us", 9), ("max us", 8),
-      ("mean us", 8), ("x realtime", 10), ("allocs", 7), ("echo", 14),
+      ("mean us", 8), ("x realtime", 10), ("allocs", 7), ("setup ms", 9), ("echo", 14),
     ])
     table.start(
       "Debug build: Benchmarks/DebugConsumer (swift build -c debug: PCMMix compiled -Onone, "
@@ -60,7 +60,8 @@ enum DebugBuild {
         + "echo scene (speech 30 ms RT60 0.2 s; echo: the delay the canceller found, or "
         + "bypassed); one 10 ms pull (and the appends before it) timed at a time, after the "
         + "first second; allocs: heap allocations in those appends and pulls after the first "
-        + "second (malloc interposed)")
+        + "second (malloc interposed); setup: the pipeline's creation, its filter designs included (the "
+        + "first in the process)")
     let json = "\(tmp)/pcm-mix-bench-debug.json"
     for name in wanted {
       // A row reads only what its own run wrote.
@@ -112,6 +113,9 @@ enum DebugBuild {
     let allocations = text.range(of: "\"allocations_after_1s\":").flatMap { r in
       Double(text[r.upperBound...].prefix { $0.isNumber })
     }
+    let setup = text.range(of: "\"setup_ms\":").flatMap { r in
+      Double(text[r.upperBound...].prefix { "0123456789.".contains($0) })
+    }
     var echo = "–"
     if name == voiceRow {
       let tail = text[close...]
@@ -126,7 +130,7 @@ enum DebugBuild {
     table.row([
       name, "\(steady.count)", fixed(s.median, 1), fixed(s.p99, 1), fixed(s.p999, 1),
       fixed(s.max, 1), fixed(s.mean, 1), fixed(realtime, 0),
-      allocations.map { "\(Int($0))" } ?? "–", echo,
+      allocations.map { "\(Int($0))" } ?? "–", setup.map { fixed($0, 1) } ?? "–", echo,
     ])
     let rec = { report.record(section, name, $0, $1, $2) }
     rec("pull_p50", s.median, "us")
@@ -136,6 +140,7 @@ enum DebugBuild {
     rec("pull_mean", s.mean, "us")
     rec("throughput", realtime, "x realtime")
     if let allocations { rec("allocations_after_first_second", allocations, "count") }
+    if let setup { rec("setup", setup, "ms") }
     if let build { rec("build", build, "s") }
   }
 

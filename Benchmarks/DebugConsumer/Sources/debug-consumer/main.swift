@@ -4,8 +4,9 @@
 // `ClockedCapturePipeline` in its default configuration. Each pull is timed with the appends
 // that came before it (the work the consumer's thread does in a `RealtimeCapturePipeline`).
 // Writes one line of JSON, the pull times in microseconds, to OUT (default standard output),
-// and the heap allocations the appends and pulls made after the first second (malloc counted
-// by interposition, as in the release benchmark), in all and in how many pulls.
+// the milliseconds the pipeline took to create (its filter designs, the first in the process,
+// included), and the heap allocations the appends and pulls made after the first second (malloc
+// counted by interposition, as in the release benchmark), in all and in how many pulls.
 //
 // With CAPTURE, the buffers are read from that file instead (`pcm-mix-bench` writes an echo
 // scene there, as a live capture delivers it), and the pipeline is configured as the README's
@@ -35,7 +36,8 @@ func nowNS() -> UInt64 {
 let seconds = CommandLine.arguments.count > 1 ? Double(CommandLine.arguments[1]) ?? 20 : 20
 let appFormat = PCMFormat(sampleRate: 44_100, channelCount: 2, sampleType: .s16, byteOrder: .big)
 let micFormat = PCMFormat(sampleRate: 32_000, channelCount: 1, sampleType: .s16)
-let frames = 1_024
+/// Frames per tone buffer: 1,024, or `DEBUG_CONSUMER_FRAMES` (16,000: half a second of the mic).
+let frames = Int(getenv("DEBUG_CONSUMER_FRAMES").map { String(cString: $0) } ?? "") ?? 1_024
 
 /// One stamped source: a second of a tone (one per channel) at -10 dBFS as int16 in the
 /// format's byte order, handed over in 1,024-frame buffers as they are captured.
@@ -130,8 +132,10 @@ if capture != nil {
   configuration.ducking = Ducking()
   configuration.meterLoudness = true
 }
+let setupStart = nowNS()
 var pipeline = try ClockedCapturePipeline(
   configuration, app: app.description, mic: mic.description)
+let setupMS = Double(nowNS() - setupStart) / 1e6
 var output = [Int16](repeating: 0, count: 960)
 let pulls = Int(seconds * 100)
 var times: [Double] = []
@@ -172,6 +176,7 @@ for k in 0..<pulls {
 alloc_counter_set_enabled(0)
 let list = times.map { "\(($0 * 10).rounded() / 10)" }.joined(separator: ",")
 var json = "{\"pulls\":\(pulls),\"pull_us\":[\(list)]"
+json += ",\"setup_ms\":\((setupMS * 10).rounded() / 10)"
 json += ",\"allocations_after_1s\":\(allocations),\"allocating_pulls\":\(allocatingPulls)"
 if capture != nil {
   let echo = pipeline.echoStatistics
