@@ -5,7 +5,9 @@ import PCMMix
 /// value or one far out of range; stamps with no time, an invalid timescale, `Int64.max`, a jump
 /// of ±10 s or of years, jitter; buffers of 0 … 2,048 frames at any prepared or odd rate, byte
 /// order, sample type and channel count, or malformed; pulls of 0 … 4,096 frames into int16 or
-/// Float32; gains of NaN or ±∞; enabling, disabling, finishing.
+/// Float32; gains of NaN or ±∞; enabling, disabling, finishing. With the voice features on, one
+/// of their fields hostile or at an end of its range instead, or an output rate from 1 to
+/// 192 kHz.
 ///
 /// Properties, after every step: nothing traps or hangs (libFuzzer's timeout); a configuration
 /// is refused exactly when ``ClockedCapturePipeline/Configuration/validate()`` refuses it; a
@@ -58,7 +60,32 @@ public enum FuzzCapture {
     if setup & 0x40 != 0 {
       // One field hostile.
       let v = hostile(&r) ?? Double(Int32(bitPattern: r.u32()))
-      switch r.u8() % 14 {
+      let field = r.u8() % 24
+      // The voice features' fields (with them on): hostile, or at either end of their range or
+      // anywhere in it, since each may meet any output rate.
+      func edge(_ range: ClosedRange<Double>) -> Double {
+        switch r.u8() % 4 {
+        case 0: range.lowerBound
+        case 1: range.upperBound
+        case 2: range.lowerBound + (range.upperBound - range.lowerBound) * Double(r.u8()) / 255
+        default: v
+        }
+      }
+      if c.echoCancellation != nil && field >= 14 {
+        switch field {
+        case 14: c.echoCancellation?.maximumDelay = edge(0...1)
+        case 15: c.echoCancellation?.filterLength = edge(0.02...0.5)
+        case 16: c.echoCancellation?.suppression = edge(0...4)
+        case 17: c.echoCancellation?.comfortNoise = r.u8() & 1 == 0
+        case 18: c.ducking?.depthDB = edge(0...60)
+        case 19: c.ducking?.attack = edge(0.001...1)
+        case 20: c.ducking?.hold = edge(0...5)
+        case 21: c.ducking?.release = edge(0.001...5)
+        case 22: c.ducking?.lookahead = edge(0...0.5)
+        default: c.outputRate = [1_000, 8_000, 22_050, 96_000, 192_000][Int(r.u8() % 5)]
+        }
+      }
+      switch field {
       // A few output rates (each new one designs filters for a second or so).
       case 0: c.outputRate = [0, -48_000, 999, 1_000, 8_000, 768_001, .max][Int(r.u8() % 7)]
       case 1: c.ceilingDB = v
@@ -73,9 +100,10 @@ public enum FuzzCapture {
       case 10: c.maxRatioAdjustment = v
       case 11: c.startupWait = v
       case 12: c.pullBlockFrames = Int(r.u32() % 70_000)
-      default:
+      case 13:
         c.origin = MediaTime(
           value: Int64(bitPattern: r.u64()), timescale: Int32(bitPattern: r.u32()))
+      default: break
       }
     }
     var formats = [
