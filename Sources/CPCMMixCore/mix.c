@@ -13,6 +13,12 @@ PCM_INLINE pcm_v8f keep_larger(pcm_v8f m, pcm_v8f x) {
   return (pcm_v8f)(((pcm_v8i)x & greater) | ((pcm_v8i)m & ~greater));
 }
 
+/// Lane by lane, the larger of two integers.
+PCM_INLINE pcm_v8i keep_larger_i(pcm_v8i m, pcm_v8i x) {
+  const pcm_v8i greater = x > m;
+  return (x & greater) | (m & ~greater);
+}
+
 /// The larger, a NaN giving way to a number (Swift's `Float.maximum`).
 PCM_INLINE float maximum(float x, float y) {
   if (x != x) return y;
@@ -76,4 +82,54 @@ void pcmmix_core_mix_measure(float *out, const float *a, const float *b, long n,
   sums[0] += sa;
   sums[1] += sb;
   sums[2] += sy;
+}
+
+// MARK: - Meters
+
+float pcmmix_core_peak_square_and_squares(const float *p, long n, double *squares) {
+  double total = 0.0;
+  pcm_v8f m0 = {0}, m1 = {0};
+  long i = 0;
+  // Squares add up in float lanes for at most 4,096 samples at a time, then in double.
+  while (i + 16 <= n) {
+    const long end = (n < i + 4096 ? n : i + 4096) - 15;
+    pcm_v8f s0 = {0}, s1 = {0};
+    for (; i < end; i += 16) {
+      const pcm_v8f a = pcm_load(p + i), b = pcm_load(p + i + 8);
+      const pcm_v8f aa = a * a, bb = b * b;
+      m0 = keep_larger(m0, aa);
+      m1 = keep_larger(m1, bb);
+      s0 += aa;
+      s1 += bb;
+    }
+    total = total + (double)pcm_sum(s0 + s1);
+  }
+  float peak = lanes_max(keep_larger(m0, m1));
+  for (; i < n; i++) {
+    const float v = p[i] * p[i];
+    peak = pcm_swift_max(peak, v);
+    total = total + (double)v;
+  }
+  *squares = total;
+  return peak;
+}
+
+int pcmmix_core_max_magnitude_bits(const float *p, long n) {
+  pcm_v8i m0 = {0}, m1 = {0};
+  long i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const pcm_v8i a = *(const pcm_v8i_u *)(p + i) & 0x7FFFFFFF;
+    const pcm_v8i b = *(const pcm_v8i_u *)(p + i + 8) & 0x7FFFFFFF;
+    m0 = keep_larger_i(m0, a);
+    m1 = keep_larger_i(m1, b);
+  }
+  const pcm_v8i m2 = keep_larger_i(m0, m1);
+  int m = m2[0];
+  for (int j = 1; j < 8; j++) m = m2[j] > m ? m2[j] : m;
+  for (; i < n; i++) {
+    union { float f; int i; } u = {p[i]};
+    const int bits = u.i & 0x7FFFFFFF;
+    m = bits > m ? bits : m;
+  }
+  return m;
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PCMMixTestSupport
 import Testing
 
 @testable import PCMMix
@@ -312,5 +313,30 @@ import Testing
     #expect(big.configuration.channelCount == 8 && big.ceiling == 1)
     #expect(big.latencyFrames == 9_600)
     #expect(Limiter.Configuration().clamped == Limiter.Configuration())
+  }
+
+  /// The fast path's test of a block against the ceiling: the largest magnitude's bits at every
+  /// length from 0 to 40 and a few long ones, with a NaN or an infinity anywhere above all.
+  @Test func largestMagnitudeBitsAtEveryLength() {
+    var rng = SplitMix64(seed: 61)
+    for count in Array(0...40) + [1_000, 4_097] {
+      var x = (0..<count).map { _ in Float.random(in: -1.2...1.2, using: &rng) }
+      let plain = x.map { Int32(bitPattern: $0.bitPattern) & 0x7FFF_FFFF }.max() ?? 0
+      x.withUnsafeBufferPointer { b in
+        guard let p = b.baseAddress else { return }
+        #expect(_maxMagnitudeBits(p, count) == plain, "\(count)")
+      }
+      guard count > 0 else { continue }
+      for special in [Float.nan, .infinity, -.infinity] {
+        let at = Int.random(in: 0..<count, using: &rng)
+        let kept = x[at]
+        x[at] = special
+        x.withUnsafeBufferPointer { b in
+          let bits = _maxMagnitudeBits(b.baseAddress!, count)
+          #expect(bits > Int32(bitPattern: Float(1.2).bitPattern), "\(count)")
+        }
+        x[at] = kept
+      }
+    }
   }
 }

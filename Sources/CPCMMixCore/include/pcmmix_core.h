@@ -233,6 +233,17 @@ void pcmmix_core_encode_s16(const float *src, long count, void *dst, int swap);
 void pcmmix_core_mix_measure(float *out, const float *a, const float *b, long n, float ga,
                              float gb, float scale, int *magnitude_bits, double *sums);
 
+/// The largest square of `n` floats (returned) and the sum of their squares (into *squares):
+/// squares in two eight-lane float vectors, their largest kept lane by lane (a NaN never kept),
+/// summed in float lanes for up to 4,096 samples at a time and then added in double (the lanes
+/// summed from -0); the last n mod 16 one at a time, the larger by Swift's `max` and each square
+/// added in double. The meters' pass (LevelMeter.swift), as it was written with SIMD8<Float>.
+float pcmmix_core_peak_square_and_squares(const float *p, long n, double *squares);
+
+/// The largest magnitude's bit pattern among `n` floats (sign bit cleared, compared as int):
+/// NaN and infinity compare above every finite magnitude.
+int pcmmix_core_max_magnitude_bits(const float *p, long n);
+
 /// The largest magnitude of `frames` samples (every `stride`-th float of `x`, one channel)
 /// oversampled 4×, and `peak`: each sample goes into `history` (2 × `taps` floats, a doubled
 /// ring at `*at`), then y[p] = Σ_j coefficients[4j + p] · x[n − j] for the four phases.

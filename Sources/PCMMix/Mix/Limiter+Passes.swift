@@ -1,3 +1,5 @@
+import CPCMMixCore
+
 // The limiter's two inner loops: the fast path (the delay-line swap) and the per-frame path
 // (steps 1-4 of the type's comment).
 extension Limiter {
@@ -153,25 +155,11 @@ extension Limiter {
 /// The largest magnitude's bit pattern among `count` floats, as Int32: NaN and infinity
 /// compare above every finite magnitude, so one comparison with a ceiling's bits also catches
 /// them.
+/// (In C, `pcmmix_core_max_magnitude_bits`: as SIMD8<Int32> code it cost a Debug build a call
+/// per operation.)
 @inline(__always)
 func _maxMagnitudeBits(_ p: UnsafePointer<Float>, _ count: Int) -> Int32 {
-  let raw = UnsafeRawPointer(p)
-  let mask = SIMD8<Int32>(repeating: 0x7FFF_FFFF)
-  var m0 = SIMD8<Int32>()
-  var m1 = SIMD8<Int32>()
-  var i = 0
-  while i + 16 <= count {
-    m0 = pointwiseMax(m0, raw.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<Int32>.self) & mask)
-    m1 = pointwiseMax(
-      m1, raw.loadUnaligned(fromByteOffset: i * 4 + 32, as: SIMD8<Int32>.self) & mask)
-    i += 16
-  }
-  var m = pointwiseMax(m0, m1).max()
-  while i < count {
-    m = max(m, Int32(bitPattern: p[i].bitPattern) & 0x7FFF_FFFF)
-    i += 1
-  }
-  return m
+  Int32(pcmmix_core_max_magnitude_bits(p, count))
 }
 
 /// Exchanges `count` floats between `a` and `b` (not overlapping).
