@@ -10,7 +10,8 @@
 
 void pcmmix_core_fft_twiddles(double *cosines, double *sines, long n) {
   for (long k = 0; k < n / 2; k++) {
-    const double angle = 2 * 0x1.921fb54442d18p+1 * (double)k / (double)n;  // 2 · Double.pi · k / n
+    // 2 · Double.pi · k / n, in that order.
+    const double angle = 2 * 0x1.921fb54442d18p+1 * (double)k / (double)n;
     cosines[k] = pcmmix_cos(angle);
     sines[k] = pcmmix_sin(angle);
   }
