@@ -60,9 +60,8 @@ public enum FuzzCapture {
     if setup & 0x40 != 0 {
       // One field hostile.
       let v = hostile(&r) ?? Double(Int32(bitPattern: r.u32()))
-      let field = r.u8() % 24
-      // The voice features' fields (with them on): hostile, or at either end of their range or
-      // anywhere in it, since each may meet any output rate.
+      // Fields 14 … 23 are the voice features' (each a no-op with them off): hostile, or at
+      // either end of its range or anywhere in it, since each may meet any output rate.
       func edge(_ range: ClosedRange<Double>) -> Double {
         switch r.u8() % 4 {
         case 0: range.lowerBound
@@ -71,21 +70,7 @@ public enum FuzzCapture {
         default: v
         }
       }
-      if c.echoCancellation != nil && field >= 14 {
-        switch field {
-        case 14: c.echoCancellation?.maximumDelay = edge(0...1)
-        case 15: c.echoCancellation?.filterLength = edge(0.02...0.5)
-        case 16: c.echoCancellation?.suppression = edge(0...4)
-        case 17: c.echoCancellation?.comfortNoise = r.u8() & 1 == 0
-        case 18: c.ducking?.depthDB = edge(0...60)
-        case 19: c.ducking?.attack = edge(0.001...1)
-        case 20: c.ducking?.hold = edge(0...5)
-        case 21: c.ducking?.release = edge(0.001...5)
-        case 22: c.ducking?.lookahead = edge(0...0.5)
-        default: c.outputRate = [1_000, 8_000, 22_050, 96_000, 192_000][Int(r.u8() % 5)]
-        }
-      }
-      switch field {
+      switch r.u8() % 24 {
       // A few output rates (each new one designs filters for a second or so).
       case 0: c.outputRate = [0, -48_000, 999, 1_000, 8_000, 768_001, .max][Int(r.u8() % 7)]
       case 1: c.ceilingDB = v
@@ -103,7 +88,19 @@ public enum FuzzCapture {
       case 13:
         c.origin = MediaTime(
           value: Int64(bitPattern: r.u64()), timescale: Int32(bitPattern: r.u32()))
-      default: break
+      case 14: c.echoCancellation?.maximumDelay = edge(0...1)
+      case 15: c.echoCancellation?.filterLength = edge(0.02...0.5)
+      case 16: c.echoCancellation?.suppression = edge(0...4)
+      case 17: c.echoCancellation?.comfortNoise = r.u8() & 1 == 0
+      case 18: c.ducking?.depthDB = edge(0...60)
+      case 19: c.ducking?.attack = edge(0.001...1)
+      case 20: c.ducking?.hold = edge(0...5)
+      case 21: c.ducking?.release = edge(0.001...5)
+      case 22: c.ducking?.lookahead = edge(0...0.5)
+      default:
+        if c.echoCancellation != nil {
+          c.outputRate = [1_000, 8_000, 22_050, 96_000, 192_000][Int(r.u8() % 5)]
+        }
       }
     }
     var formats = [

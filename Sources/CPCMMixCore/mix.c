@@ -118,8 +118,8 @@ int pcmmix_core_max_magnitude_bits(const float *p, long n) {
   pcm_v8i m0 = {0}, m1 = {0};
   long i = 0;
   for (; i + 16 <= n; i += 16) {
-    const pcm_v8i a = *(const pcm_v8i_u *)(p + i) & 0x7FFFFFFF;
-    const pcm_v8i b = *(const pcm_v8i_u *)(p + i + 8) & 0x7FFFFFFF;
+    const pcm_v8i a = (pcm_v8i)magnitude(pcm_load(p + i));
+    const pcm_v8i b = (pcm_v8i)magnitude(pcm_load(p + i + 8));
     m0 = keep_larger_i(m0, a);
     m1 = keep_larger_i(m1, b);
   }
