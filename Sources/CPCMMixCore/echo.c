@@ -167,9 +167,17 @@ PCM_CLONES void pcmmix_core_echo_update(float *restrict w, float *restrict v, fl
   }
 }
 
+// Eight bins at a time, then one (the same operations per bin): a compiler vectorizes the plain
+// loop itself, but not at -O0, where it ran 5 % of a Debug pull with echo cancellation.
 PCM_CLONES void pcmmix_core_echo_power_add(const float *restrict xr, const float *restrict xi,
                                           long bins, float weight, float *restrict out) {
-  for (long k = 0; k < bins; k++) out[k] += weight * (xr[k] * xr[k] + xi[k] * xi[k]);
+  const pcm_v8f w = pcm_splat(weight);
+  long k = 0;
+  for (; k + 8 <= bins; k += 8) {
+    const pcm_v8f a = pcm_load(xr + k), b = pcm_load(xi + k);
+    pcm_store(out + k, pcm_load(out + k) + w * (a * a + b * b));
+  }
+  for (; k < bins; k++) out[k] += weight * (xr[k] * xr[k] + xi[k] * xi[k]);
 }
 
 

@@ -64,11 +64,13 @@ void pcmmix_core_blend(const float *a, const float *b, float t, float *row, long
 }
 
 #if !defined(__aarch64__)
-/// Eight coefficients of the blended row, as pcmmix_core_blend stores them.
-PCM_INLINE pcm_v8f blended(const float *h0, const float *h1, pcm_v8f tv, long i) {
-  pcm_v8f x = pcm_load(h0 + i);
-  return x + tv * (pcm_load(h1 + i) - x);
-}
+/// Eight coefficients of the blended row, as pcmmix_core_blend stores them. (A macro, as the
+/// primitives of vector.h are: nothing passed by value at -O0.)
+#define blended(h0, h1, tv, i)                           \
+  ({                                                     \
+    const pcm_v8f blend_x_ = pcm_load((h0) + (i));       \
+    blend_x_ + (tv) * (pcm_load((h1) + (i)) - blend_x_); \
+  })
 
 void pcmmix_core_lerp_dot2(const float *h0, const float *h1, float t, const float *a,
                            const float *b, long n, float *out, const float *next) {
@@ -317,10 +319,11 @@ void pcmmix_core_dot2(const float *h, const float *a, const float *b, long n, fl
 
 /// Eight coefficients of the blended row as the AVX2 kernels form them in registers:
 /// t · (h1 − h0) + h0, fused (not pcmmix_core_blend's values, which stay unfused).
-PCM_INLINE pcm_v8f blended(const float *h0, const float *h1, pcm_v8f tv, long i) {
-  const pcm_v8f x = pcm_load(h0 + i);
-  return pcm_fma(tv, pcm_load(h1 + i) - x, x);
-}
+#define blended(h0, h1, tv, i)                                \
+  ({                                                          \
+    const pcm_v8f blend_x_ = pcm_load((h0) + (i));            \
+    pcm_fma((tv), pcm_load((h1) + (i)) - blend_x_, blend_x_); \
+  })
 
 void pcmmix_core_lerp_dot2(const float *h0, const float *h1, float t, const float *a,
                            const float *b, long n, float *out, const float *next) {

@@ -7,49 +7,52 @@
 
 #define PCMMIX_TARGET __attribute__((target("avx2,fma")))
 
-PCMMIX_TARGET static inline float hsum(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
+#include "avx2_ops.h"
+
+// The row blended between h0 and h1 at t (tv: t in every lane), eight taps from i: one subtract
+// and one fused multiply-add, t · (h1 − h0) + h0.
+#define BLEND(h0, h1, tv, i)                            \
+  ({                                                    \
+    const __m256 blend_x_ = LOAD((h0) + (i));           \
+    FMADD((tv), LOAD((h1) + (i)) - blend_x_, blend_x_); \
+  })
 
 // Four accumulators per product hide the FMA latency; the tail takes the last 8 .. 24 taps.
 PCMMIX_TARGET float pcmmix_dot(const float *h, const float *x, long n) {
-  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
-  __m256 s2 = _mm256_setzero_ps(), s3 = _mm256_setzero_ps();
+  __m256 s0 = ZERO, s1 = ZERO, s2 = ZERO, s3 = ZERO;
   long i = 0;
   for (; i + 32 <= n; i += 32) {
-    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(h + i), _mm256_loadu_ps(x + i), s0);
-    s1 = _mm256_fmadd_ps(_mm256_loadu_ps(h + i + 8), _mm256_loadu_ps(x + i + 8), s1);
-    s2 = _mm256_fmadd_ps(_mm256_loadu_ps(h + i + 16), _mm256_loadu_ps(x + i + 16), s2);
-    s3 = _mm256_fmadd_ps(_mm256_loadu_ps(h + i + 24), _mm256_loadu_ps(x + i + 24), s3);
+    s0 = FMADD(LOAD(h + i), LOAD(x + i), s0);
+    s1 = FMADD(LOAD(h + i + 8), LOAD(x + i + 8), s1);
+    s2 = FMADD(LOAD(h + i + 16), LOAD(x + i + 16), s2);
+    s3 = FMADD(LOAD(h + i + 24), LOAD(x + i + 24), s3);
   }
   for (; i < n; i += 8) {
-    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(h + i), _mm256_loadu_ps(x + i), s0);
+    s0 = FMADD(LOAD(h + i), LOAD(x + i), s0);
   }
-  return hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  const __m256 s = (s0 + s1) + (s2 + s3);
+  return HSUM(s);
 }
 
 PCMMIX_TARGET void pcmmix_dot2(const float *h, const float *a, const float *b, long n,
                                float *out) {
-  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-  __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
+  __m256 a0 = ZERO, a1 = ZERO, b0 = ZERO, b1 = ZERO;
   long i = 0;
   for (; i + 16 <= n; i += 16) {
-    __m256 c0 = _mm256_loadu_ps(h + i), c1 = _mm256_loadu_ps(h + i + 8);
-    a0 = _mm256_fmadd_ps(c0, _mm256_loadu_ps(a + i), a0);
-    b0 = _mm256_fmadd_ps(c0, _mm256_loadu_ps(b + i), b0);
-    a1 = _mm256_fmadd_ps(c1, _mm256_loadu_ps(a + i + 8), a1);
-    b1 = _mm256_fmadd_ps(c1, _mm256_loadu_ps(b + i + 8), b1);
+    const __m256 c0 = LOAD(h + i), c1 = LOAD(h + i + 8);
+    a0 = FMADD(c0, LOAD(a + i), a0);
+    b0 = FMADD(c0, LOAD(b + i), b0);
+    a1 = FMADD(c1, LOAD(a + i + 8), a1);
+    b1 = FMADD(c1, LOAD(b + i + 8), b1);
   }
   if (i < n) {
-    __m256 c0 = _mm256_loadu_ps(h + i);
-    a0 = _mm256_fmadd_ps(c0, _mm256_loadu_ps(a + i), a0);
-    b0 = _mm256_fmadd_ps(c0, _mm256_loadu_ps(b + i), b0);
+    const __m256 c0 = LOAD(h + i);
+    a0 = FMADD(c0, LOAD(a + i), a0);
+    b0 = FMADD(c0, LOAD(b + i), b0);
   }
-  out[0] = hsum(_mm256_add_ps(a0, a1));
-  out[1] = hsum(_mm256_add_ps(b0, b1));
+  const __m256 sa = a0 + a1, sb = b0 + b1;
+  out[0] = HSUM(sa);
+  out[1] = HSUM(sb);
 }
 
 // The blended row is formed 8 taps at a time in a register (one subtract, one FMA) and used at
@@ -65,48 +68,41 @@ static inline void prefetch_rows(const float *next, long n) {
 PCMMIX_TARGET void pcmmix_lerp_dot2(const float *h0, const float *h1, float t, const float *a,
                                     const float *b, long n, float *out, const float *next) {
   prefetch_rows(next, n);
-  __m256 tv = _mm256_set1_ps(t);
-  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-  __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
+  const __m256 tv = SPLAT(t);
+  __m256 a0 = ZERO, a1 = ZERO, b0 = ZERO, b1 = ZERO;
   long i = 0;
   for (; i + 16 <= n; i += 16) {
-    __m256 x0 = _mm256_loadu_ps(h0 + i), x1 = _mm256_loadu_ps(h0 + i + 8);
-    __m256 c0 = _mm256_fmadd_ps(tv, _mm256_sub_ps(_mm256_loadu_ps(h1 + i), x0), x0);
-    __m256 c1 = _mm256_fmadd_ps(tv, _mm256_sub_ps(_mm256_loadu_ps(h1 + i + 8), x1), x1);
-    a0 = _mm256_fmadd_ps(c0, _mm256_loadu_ps(a + i), a0);
-    b0 = _mm256_fmadd_ps(c0, _mm256_loadu_ps(b + i), b0);
-    a1 = _mm256_fmadd_ps(c1, _mm256_loadu_ps(a + i + 8), a1);
-    b1 = _mm256_fmadd_ps(c1, _mm256_loadu_ps(b + i + 8), b1);
+    const __m256 c0 = BLEND(h0, h1, tv, i), c1 = BLEND(h0, h1, tv, i + 8);
+    a0 = FMADD(c0, LOAD(a + i), a0);
+    b0 = FMADD(c0, LOAD(b + i), b0);
+    a1 = FMADD(c1, LOAD(a + i + 8), a1);
+    b1 = FMADD(c1, LOAD(b + i + 8), b1);
   }
   if (i < n) {
-    __m256 x0 = _mm256_loadu_ps(h0 + i);
-    __m256 c0 = _mm256_fmadd_ps(tv, _mm256_sub_ps(_mm256_loadu_ps(h1 + i), x0), x0);
-    a0 = _mm256_fmadd_ps(c0, _mm256_loadu_ps(a + i), a0);
-    b0 = _mm256_fmadd_ps(c0, _mm256_loadu_ps(b + i), b0);
+    const __m256 c0 = BLEND(h0, h1, tv, i);
+    a0 = FMADD(c0, LOAD(a + i), a0);
+    b0 = FMADD(c0, LOAD(b + i), b0);
   }
-  out[0] = hsum(_mm256_add_ps(a0, a1));
-  out[1] = hsum(_mm256_add_ps(b0, b1));
+  const __m256 sa = a0 + a1, sb = b0 + b1;
+  out[0] = HSUM(sa);
+  out[1] = HSUM(sb);
 }
 
 PCMMIX_TARGET float pcmmix_lerp_dot(const float *h0, const float *h1, float t, const float *x,
                                     long n, const float *next) {
   prefetch_rows(next, n);
-  __m256 tv = _mm256_set1_ps(t);
-  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+  const __m256 tv = SPLAT(t);
+  __m256 s0 = ZERO, s1 = ZERO;
   long i = 0;
   for (; i + 16 <= n; i += 16) {
-    __m256 x0 = _mm256_loadu_ps(h0 + i), x1 = _mm256_loadu_ps(h0 + i + 8);
-    __m256 c0 = _mm256_fmadd_ps(tv, _mm256_sub_ps(_mm256_loadu_ps(h1 + i), x0), x0);
-    __m256 c1 = _mm256_fmadd_ps(tv, _mm256_sub_ps(_mm256_loadu_ps(h1 + i + 8), x1), x1);
-    s0 = _mm256_fmadd_ps(c0, _mm256_loadu_ps(x + i), s0);
-    s1 = _mm256_fmadd_ps(c1, _mm256_loadu_ps(x + i + 8), s1);
+    s0 = FMADD(BLEND(h0, h1, tv, i), LOAD(x + i), s0);
+    s1 = FMADD(BLEND(h0, h1, tv, i + 8), LOAD(x + i + 8), s1);
   }
   if (i < n) {
-    __m256 x0 = _mm256_loadu_ps(h0 + i);
-    __m256 c0 = _mm256_fmadd_ps(tv, _mm256_sub_ps(_mm256_loadu_ps(h1 + i), x0), x0);
-    s0 = _mm256_fmadd_ps(c0, _mm256_loadu_ps(x + i), s0);
+    s0 = FMADD(BLEND(h0, h1, tv, i), LOAD(x + i), s0);
   }
-  return hsum(_mm256_add_ps(s0, s1));
+  const __m256 s = s0 + s1;
+  return HSUM(s);
 }
 
 // Compiled for the baseline target (no FMA to contract into), so its Double arithmetic is
@@ -155,38 +151,38 @@ long pcmmix_lerp_run(const float *table, long taps, double steps, double step, c
 // separate accumulators to keep two FMAs in flight per cycle despite their 4-cycle latency.
 PCMMIX_TARGET static inline __attribute__((always_inline)) void
 pair_sums(const float *table, long width, const float *a, const float *b, __m256 sums[4]) {
-  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-  __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps();
-  __m256 a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
-  __m256 b2 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
+  __m256 a0 = ZERO, a1 = ZERO;
+  __m256 b0 = ZERO, b1 = ZERO;
+  __m256 a2 = ZERO, a3 = ZERO;
+  __m256 b2 = ZERO, b3 = ZERO;
   long m = 0;
   for (; m + 2 <= width; m += 2) {
     const float *t = table + m * 16;
-    __m256 c0 = _mm256_loadu_ps(t), c1 = _mm256_loadu_ps(t + 8);
-    __m256 xa = _mm256_broadcast_ss(a + m), xb = _mm256_broadcast_ss(b + m);
-    a0 = _mm256_fmadd_ps(c0, xa, a0);
-    a1 = _mm256_fmadd_ps(c1, xa, a1);
-    b0 = _mm256_fmadd_ps(c0, xb, b0);
-    b1 = _mm256_fmadd_ps(c1, xb, b1);
-    __m256 c2 = _mm256_loadu_ps(t + 16), c3 = _mm256_loadu_ps(t + 24);
-    __m256 ya = _mm256_broadcast_ss(a + m + 1), yb = _mm256_broadcast_ss(b + m + 1);
-    a2 = _mm256_fmadd_ps(c2, ya, a2);
-    a3 = _mm256_fmadd_ps(c3, ya, a3);
-    b2 = _mm256_fmadd_ps(c2, yb, b2);
-    b3 = _mm256_fmadd_ps(c3, yb, b3);
+    __m256 c0 = LOAD(t), c1 = LOAD(t + 8);
+    __m256 xa = SPLAT(a[m]), xb = SPLAT(b[m]);
+    a0 = FMADD(c0, xa, a0);
+    a1 = FMADD(c1, xa, a1);
+    b0 = FMADD(c0, xb, b0);
+    b1 = FMADD(c1, xb, b1);
+    __m256 c2 = LOAD(t + 16), c3 = LOAD(t + 24);
+    __m256 ya = SPLAT(a[m + 1]), yb = SPLAT(b[m + 1]);
+    a2 = FMADD(c2, ya, a2);
+    a3 = FMADD(c3, ya, a3);
+    b2 = FMADD(c2, yb, b2);
+    b3 = FMADD(c3, yb, b3);
   }
   if (m < width) {
     const float *t = table + m * 16;
-    __m256 xa = _mm256_broadcast_ss(a + m), xb = _mm256_broadcast_ss(b + m);
-    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(t), xa, a0);
-    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 8), xa, a1);
-    b0 = _mm256_fmadd_ps(_mm256_loadu_ps(t), xb, b0);
-    b1 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 8), xb, b1);
+    __m256 xa = SPLAT(a[m]), xb = SPLAT(b[m]);
+    a0 = FMADD(LOAD(t), xa, a0);
+    a1 = FMADD(LOAD(t + 8), xa, a1);
+    b0 = FMADD(LOAD(t), xb, b0);
+    b1 = FMADD(LOAD(t + 8), xb, b1);
   }
-  sums[0] = _mm256_add_ps(a0, a2);
-  sums[1] = _mm256_add_ps(a1, a3);
-  sums[2] = _mm256_add_ps(b0, b2);
-  sums[3] = _mm256_add_ps(b1, b3);
+  sums[0] = a0 + a2;
+  sums[1] = a1 + a3;
+  sums[2] = b0 + b2;
+  sums[3] = b1 + b3;
 }
 
 // The sixteen lanes of both planes, each into its own sixteen floats.
@@ -218,25 +214,25 @@ PCMMIX_TARGET static void group_frames(const float *table, long width, const flo
 // One plane alone: a mono source, or the last channel of an odd count. Same arithmetic as
 // group_pair without the second plane, so a lone channel does not pay for a phantom partner.
 PCMMIX_TARGET static void group_one(const float *table, long width, const float *a, float *la) {
-  __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-  __m256 a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+  __m256 a0 = ZERO, a1 = ZERO;
+  __m256 a2 = ZERO, a3 = ZERO;
   long m = 0;
   for (; m + 2 <= width; m += 2) {
     const float *t = table + m * 16;
-    __m256 xa = _mm256_broadcast_ss(a + m), ya = _mm256_broadcast_ss(a + m + 1);
-    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(t), xa, a0);
-    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 8), xa, a1);
-    a2 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 16), ya, a2);
-    a3 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 24), ya, a3);
+    __m256 xa = SPLAT(a[m]), ya = SPLAT(a[m + 1]);
+    a0 = FMADD(LOAD(t), xa, a0);
+    a1 = FMADD(LOAD(t + 8), xa, a1);
+    a2 = FMADD(LOAD(t + 16), ya, a2);
+    a3 = FMADD(LOAD(t + 24), ya, a3);
   }
   if (m < width) {
     const float *t = table + m * 16;
-    __m256 xa = _mm256_broadcast_ss(a + m);
-    a0 = _mm256_fmadd_ps(_mm256_loadu_ps(t), xa, a0);
-    a1 = _mm256_fmadd_ps(_mm256_loadu_ps(t + 8), xa, a1);
+    __m256 xa = SPLAT(a[m]);
+    a0 = FMADD(LOAD(t), xa, a0);
+    a1 = FMADD(LOAD(t + 8), xa, a1);
   }
-  _mm256_storeu_ps(la, _mm256_add_ps(a0, a2));
-  _mm256_storeu_ps(la + 8, _mm256_add_ps(a1, a3));
+  _mm256_storeu_ps(la, a0 + a2);
+  _mm256_storeu_ps(la + 8, a1 + a3);
 }
 
 PCMMIX_TARGET void pcmmix_group16x2(const float *table, long width, const float *a,

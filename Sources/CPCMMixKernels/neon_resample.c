@@ -15,64 +15,85 @@
 // each product and sum as the Swift loop does (the compiler may otherwise contract a * b + c).
 #pragma STDC FP_CONTRACT OFF
 
+// The hot loops name their operations through these macros rather than the intrinsics. An
+// intrinsic such as vfmaq_f32 is an inline function, and at -O0 (an adopter's Debug build:
+// Xcode compiles a package dependency -O0) each of its vector arguments and its result goes
+// through the stack (avx2_ops.h gives what that cost on x86-64). The macros are the same
+// operations (the vector extensions' operators, and a fused multiply-add builtin where the
+// compiler has one: Clang 17 and later), so the same instructions at -O2 and nothing passed by
+// value at -O0. FMA(acc, a, b) is vfmaq_f32's acc + a · b, rounded once.
+#if __has_builtin(__builtin_elementwise_fma)
+#define FMA(acc, a, b) __builtin_elementwise_fma((a), (b), (acc))
+#else
+#define FMA(acc, a, b) vfmaq_f32((acc), (a), (b))
+#endif
+// Four floats from anywhere (vld1q_f32's load; as a macro of its own, it keeps a copy at -O0).
+typedef float unaligned4 __attribute__((vector_size(16), aligned(4)));
+#define LOAD(p) ((float32x4_t)(*(const unaligned4 *)(p)))
+#define SPLAT(x)                                           \
+  ({                                                       \
+    const float splat_x_ = (x);                            \
+    (float32x4_t){splat_x_, splat_x_, splat_x_, splat_x_}; \
+  })
+#define ZERO ((float32x4_t){0, 0, 0, 0})
+
 // The AVX2 kernels' hsum of an eight-lane register held as its halves: lanes i and i + 4
 // added, then (0 + 2) and (1 + 3), then those two (faddp). Float addition commutes, so which
 // operand comes first does not change the bits; which lanes pair up does.
-static inline float hsum8(float32x4_t lo, float32x4_t hi) {
-  const float32x4_t s = vaddq_f32(lo, hi);
-  return vaddv_f32(vadd_f32(vget_low_f32(s), vget_high_f32(s)));
-}
+#define HSUM8(lo, hi)                                      \
+  ({                                                       \
+    const float32x4_t hsum_s_ = (lo) + (hi);               \
+    (hsum_s_[0] + hsum_s_[2]) + (hsum_s_[1] + hsum_s_[3]); \
+  })
 
 // pcmmix_dot's four eight-lane accumulators are eight chains here, which hide fmla's latency
 // on a core with four FP pipes (each chain waits 3 to 4 cycles for its previous fmla).
 float pcmmix_neon_dot(const float *h, const float *x, long n) {
-  float32x4_t s0l = vdupq_n_f32(0), s0h = s0l, s1l = s0l, s1h = s0l;
-  float32x4_t s2l = s0l, s2h = s0l, s3l = s0l, s3h = s0l;
+  float32x4_t s0l = ZERO, s0h = ZERO, s1l = ZERO, s1h = ZERO;
+  float32x4_t s2l = ZERO, s2h = ZERO, s3l = ZERO, s3h = ZERO;
   long i = 0;
   for (; i + 32 <= n; i += 32) {
-    s0l = vfmaq_f32(s0l, vld1q_f32(h + i), vld1q_f32(x + i));
-    s0h = vfmaq_f32(s0h, vld1q_f32(h + i + 4), vld1q_f32(x + i + 4));
-    s1l = vfmaq_f32(s1l, vld1q_f32(h + i + 8), vld1q_f32(x + i + 8));
-    s1h = vfmaq_f32(s1h, vld1q_f32(h + i + 12), vld1q_f32(x + i + 12));
-    s2l = vfmaq_f32(s2l, vld1q_f32(h + i + 16), vld1q_f32(x + i + 16));
-    s2h = vfmaq_f32(s2h, vld1q_f32(h + i + 20), vld1q_f32(x + i + 20));
-    s3l = vfmaq_f32(s3l, vld1q_f32(h + i + 24), vld1q_f32(x + i + 24));
-    s3h = vfmaq_f32(s3h, vld1q_f32(h + i + 28), vld1q_f32(x + i + 28));
+    s0l = FMA(s0l, LOAD(h + i), LOAD(x + i));
+    s0h = FMA(s0h, LOAD(h + i + 4), LOAD(x + i + 4));
+    s1l = FMA(s1l, LOAD(h + i + 8), LOAD(x + i + 8));
+    s1h = FMA(s1h, LOAD(h + i + 12), LOAD(x + i + 12));
+    s2l = FMA(s2l, LOAD(h + i + 16), LOAD(x + i + 16));
+    s2h = FMA(s2h, LOAD(h + i + 20), LOAD(x + i + 20));
+    s3l = FMA(s3l, LOAD(h + i + 24), LOAD(x + i + 24));
+    s3h = FMA(s3h, LOAD(h + i + 28), LOAD(x + i + 28));
   }
   for (; i < n; i += 8) {
-    s0l = vfmaq_f32(s0l, vld1q_f32(h + i), vld1q_f32(x + i));
-    s0h = vfmaq_f32(s0h, vld1q_f32(h + i + 4), vld1q_f32(x + i + 4));
+    s0l = FMA(s0l, LOAD(h + i), LOAD(x + i));
+    s0h = FMA(s0h, LOAD(h + i + 4), LOAD(x + i + 4));
   }
-  const float32x4_t lo = vaddq_f32(vaddq_f32(s0l, s1l), vaddq_f32(s2l, s3l));
-  const float32x4_t hi = vaddq_f32(vaddq_f32(s0h, s1h), vaddq_f32(s2h, s3h));
-  return hsum8(lo, hi);
+  return HSUM8((s0l + s1l) + (s2l + s3l), (s0h + s1h) + (s2h + s3h));
 }
 
 void pcmmix_neon_dot2(const float *h, const float *a, const float *b, long n, float *out) {
-  float32x4_t a0l = vdupq_n_f32(0), a0h = a0l, a1l = a0l, a1h = a0l;
-  float32x4_t b0l = a0l, b0h = a0l, b1l = a0l, b1h = a0l;
+  float32x4_t a0l = ZERO, a0h = ZERO, a1l = ZERO, a1h = ZERO;
+  float32x4_t b0l = ZERO, b0h = ZERO, b1l = ZERO, b1h = ZERO;
   long i = 0;
   for (; i + 16 <= n; i += 16) {
-    const float32x4_t c0l = vld1q_f32(h + i), c0h = vld1q_f32(h + i + 4);
-    const float32x4_t c1l = vld1q_f32(h + i + 8), c1h = vld1q_f32(h + i + 12);
-    a0l = vfmaq_f32(a0l, c0l, vld1q_f32(a + i));
-    a0h = vfmaq_f32(a0h, c0h, vld1q_f32(a + i + 4));
-    b0l = vfmaq_f32(b0l, c0l, vld1q_f32(b + i));
-    b0h = vfmaq_f32(b0h, c0h, vld1q_f32(b + i + 4));
-    a1l = vfmaq_f32(a1l, c1l, vld1q_f32(a + i + 8));
-    a1h = vfmaq_f32(a1h, c1h, vld1q_f32(a + i + 12));
-    b1l = vfmaq_f32(b1l, c1l, vld1q_f32(b + i + 8));
-    b1h = vfmaq_f32(b1h, c1h, vld1q_f32(b + i + 12));
+    const float32x4_t c0l = LOAD(h + i), c0h = LOAD(h + i + 4);
+    const float32x4_t c1l = LOAD(h + i + 8), c1h = LOAD(h + i + 12);
+    a0l = FMA(a0l, c0l, LOAD(a + i));
+    a0h = FMA(a0h, c0h, LOAD(a + i + 4));
+    b0l = FMA(b0l, c0l, LOAD(b + i));
+    b0h = FMA(b0h, c0h, LOAD(b + i + 4));
+    a1l = FMA(a1l, c1l, LOAD(a + i + 8));
+    a1h = FMA(a1h, c1h, LOAD(a + i + 12));
+    b1l = FMA(b1l, c1l, LOAD(b + i + 8));
+    b1h = FMA(b1h, c1h, LOAD(b + i + 12));
   }
   if (i < n) {
-    const float32x4_t c0l = vld1q_f32(h + i), c0h = vld1q_f32(h + i + 4);
-    a0l = vfmaq_f32(a0l, c0l, vld1q_f32(a + i));
-    a0h = vfmaq_f32(a0h, c0h, vld1q_f32(a + i + 4));
-    b0l = vfmaq_f32(b0l, c0l, vld1q_f32(b + i));
-    b0h = vfmaq_f32(b0h, c0h, vld1q_f32(b + i + 4));
+    const float32x4_t c0l = LOAD(h + i), c0h = LOAD(h + i + 4);
+    a0l = FMA(a0l, c0l, LOAD(a + i));
+    a0h = FMA(a0h, c0h, LOAD(a + i + 4));
+    b0l = FMA(b0l, c0l, LOAD(b + i));
+    b0h = FMA(b0h, c0h, LOAD(b + i + 4));
   }
-  out[0] = hsum8(vaddq_f32(a0l, a1l), vaddq_f32(a0h, a1h));
-  out[1] = hsum8(vaddq_f32(b0l, b1l), vaddq_f32(b0h, b1h));
+  out[0] = HSUM8(a0l + a1l, a0h + a1h);
+  out[1] = HSUM8(b0l + b1l, b0h + b1h);
 }
 
 // The next output's two rows into the cache, as the AVX2 kernels fetch them (a prfm per 64
@@ -84,57 +105,60 @@ static inline void prefetch_rows(const float *next, long n) {
 }
 
 // Four coefficients of the blended row as the AVX2 kernels form them: t · (h1 − h0) + h0,
-// one subtract and one fused multiply-add.
-static inline float32x4_t blend4(const float *h0, const float *h1, float t, long i) {
-  const float32x4_t x = vld1q_f32(h0 + i);
-  return vfmaq_n_f32(x, vsubq_f32(vld1q_f32(h1 + i), x), t);
-}
+// one subtract and one fused multiply-add (tv: t in every lane).
+#define BLEND4(h0, h1, tv, i)                         \
+  ({                                                  \
+    const float32x4_t blend_x_ = LOAD((h0) + (i));    \
+    FMA(blend_x_, LOAD((h1) + (i)) - blend_x_, (tv)); \
+  })
 
 void pcmmix_neon_lerp_dot2(const float *h0, const float *h1, float t, const float *a,
                            const float *b, long n, float *out, const float *next) {
   prefetch_rows(next, n);
-  float32x4_t a0l = vdupq_n_f32(0), a0h = a0l, a1l = a0l, a1h = a0l;
-  float32x4_t b0l = a0l, b0h = a0l, b1l = a0l, b1h = a0l;
+  const float32x4_t tv = SPLAT(t);
+  float32x4_t a0l = ZERO, a0h = ZERO, a1l = ZERO, a1h = ZERO;
+  float32x4_t b0l = ZERO, b0h = ZERO, b1l = ZERO, b1h = ZERO;
   long i = 0;
   for (; i + 16 <= n; i += 16) {
-    const float32x4_t c0l = blend4(h0, h1, t, i), c0h = blend4(h0, h1, t, i + 4);
-    const float32x4_t c1l = blend4(h0, h1, t, i + 8), c1h = blend4(h0, h1, t, i + 12);
-    a0l = vfmaq_f32(a0l, c0l, vld1q_f32(a + i));
-    a0h = vfmaq_f32(a0h, c0h, vld1q_f32(a + i + 4));
-    b0l = vfmaq_f32(b0l, c0l, vld1q_f32(b + i));
-    b0h = vfmaq_f32(b0h, c0h, vld1q_f32(b + i + 4));
-    a1l = vfmaq_f32(a1l, c1l, vld1q_f32(a + i + 8));
-    a1h = vfmaq_f32(a1h, c1h, vld1q_f32(a + i + 12));
-    b1l = vfmaq_f32(b1l, c1l, vld1q_f32(b + i + 8));
-    b1h = vfmaq_f32(b1h, c1h, vld1q_f32(b + i + 12));
+    const float32x4_t c0l = BLEND4(h0, h1, tv, i), c0h = BLEND4(h0, h1, tv, i + 4);
+    const float32x4_t c1l = BLEND4(h0, h1, tv, i + 8), c1h = BLEND4(h0, h1, tv, i + 12);
+    a0l = FMA(a0l, c0l, LOAD(a + i));
+    a0h = FMA(a0h, c0h, LOAD(a + i + 4));
+    b0l = FMA(b0l, c0l, LOAD(b + i));
+    b0h = FMA(b0h, c0h, LOAD(b + i + 4));
+    a1l = FMA(a1l, c1l, LOAD(a + i + 8));
+    a1h = FMA(a1h, c1h, LOAD(a + i + 12));
+    b1l = FMA(b1l, c1l, LOAD(b + i + 8));
+    b1h = FMA(b1h, c1h, LOAD(b + i + 12));
   }
   if (i < n) {
-    const float32x4_t c0l = blend4(h0, h1, t, i), c0h = blend4(h0, h1, t, i + 4);
-    a0l = vfmaq_f32(a0l, c0l, vld1q_f32(a + i));
-    a0h = vfmaq_f32(a0h, c0h, vld1q_f32(a + i + 4));
-    b0l = vfmaq_f32(b0l, c0l, vld1q_f32(b + i));
-    b0h = vfmaq_f32(b0h, c0h, vld1q_f32(b + i + 4));
+    const float32x4_t c0l = BLEND4(h0, h1, tv, i), c0h = BLEND4(h0, h1, tv, i + 4);
+    a0l = FMA(a0l, c0l, LOAD(a + i));
+    a0h = FMA(a0h, c0h, LOAD(a + i + 4));
+    b0l = FMA(b0l, c0l, LOAD(b + i));
+    b0h = FMA(b0h, c0h, LOAD(b + i + 4));
   }
-  out[0] = hsum8(vaddq_f32(a0l, a1l), vaddq_f32(a0h, a1h));
-  out[1] = hsum8(vaddq_f32(b0l, b1l), vaddq_f32(b0h, b1h));
+  out[0] = HSUM8(a0l + a1l, a0h + a1h);
+  out[1] = HSUM8(b0l + b1l, b0h + b1h);
 }
 
 float pcmmix_neon_lerp_dot(const float *h0, const float *h1, float t, const float *x, long n,
                            const float *next) {
   prefetch_rows(next, n);
-  float32x4_t s0l = vdupq_n_f32(0), s0h = s0l, s1l = s0l, s1h = s0l;
+  const float32x4_t tv = SPLAT(t);
+  float32x4_t s0l = ZERO, s0h = ZERO, s1l = ZERO, s1h = ZERO;
   long i = 0;
   for (; i + 16 <= n; i += 16) {
-    s0l = vfmaq_f32(s0l, blend4(h0, h1, t, i), vld1q_f32(x + i));
-    s0h = vfmaq_f32(s0h, blend4(h0, h1, t, i + 4), vld1q_f32(x + i + 4));
-    s1l = vfmaq_f32(s1l, blend4(h0, h1, t, i + 8), vld1q_f32(x + i + 8));
-    s1h = vfmaq_f32(s1h, blend4(h0, h1, t, i + 12), vld1q_f32(x + i + 12));
+    s0l = FMA(s0l, BLEND4(h0, h1, tv, i), LOAD(x + i));
+    s0h = FMA(s0h, BLEND4(h0, h1, tv, i + 4), LOAD(x + i + 4));
+    s1l = FMA(s1l, BLEND4(h0, h1, tv, i + 8), LOAD(x + i + 8));
+    s1h = FMA(s1h, BLEND4(h0, h1, tv, i + 12), LOAD(x + i + 12));
   }
   if (i < n) {
-    s0l = vfmaq_f32(s0l, blend4(h0, h1, t, i), vld1q_f32(x + i));
-    s0h = vfmaq_f32(s0h, blend4(h0, h1, t, i + 4), vld1q_f32(x + i + 4));
+    s0l = FMA(s0l, BLEND4(h0, h1, tv, i), LOAD(x + i));
+    s0h = FMA(s0h, BLEND4(h0, h1, tv, i + 4), LOAD(x + i + 4));
   }
-  float r = hsum8(vaddq_f32(s0l, s1l), vaddq_f32(s0h, s1h));
+  float r = HSUM8(s0l + s1l, s0h + s1h);
 #if defined(PCMMIX_PERTURB)
   // The bit harness's proof that it sees one ulp (scripts/arm64/kernels-check.sh).
   r = __builtin_nextafterf(r, __builtin_inff());
@@ -195,35 +219,35 @@ long pcmmix_neon_lerp_run(const float *table, long taps, double steps, double st
 static inline __attribute__((always_inline)) void
 planes2(const float *table, long width, const float *a, const float *b, float32x4_t sums[8]) {
   float32x4_t ea[4], oa[4], eb[4], ob[4];
-  for (int q = 0; q < 4; q++) ea[q] = oa[q] = eb[q] = ob[q] = vdupq_n_f32(0);
+  for (int q = 0; q < 4; q++) ea[q] = oa[q] = eb[q] = ob[q] = ZERO;
   long m = 0;
   // Two taps per step: one 8-byte load brings a plane's even and odd sample, used by lane.
   for (; m + 2 <= width; m += 2) {
     const float *t = table + m * 16;
     const float32x2_t xa = vld1_f32(a + m), xb = vld1_f32(b + m);
     for (int q = 0; q < 4; q++) {
-      const float32x4_t c = vld1q_f32(t + 4 * q);
-      ea[q] = vfmaq_lane_f32(ea[q], c, xa, 0);
-      eb[q] = vfmaq_lane_f32(eb[q], c, xb, 0);
+      const float32x4_t c = LOAD(t + 4 * q);
+      ea[q] = FMA(ea[q], c, SPLAT(xa[0]));
+      eb[q] = FMA(eb[q], c, SPLAT(xb[0]));
     }
     for (int q = 0; q < 4; q++) {
-      const float32x4_t c = vld1q_f32(t + 16 + 4 * q);
-      oa[q] = vfmaq_lane_f32(oa[q], c, xa, 1);
-      ob[q] = vfmaq_lane_f32(ob[q], c, xb, 1);
+      const float32x4_t c = LOAD(t + 16 + 4 * q);
+      oa[q] = FMA(oa[q], c, SPLAT(xa[1]));
+      ob[q] = FMA(ob[q], c, SPLAT(xb[1]));
     }
   }
   if (m < width) {
     const float *t = table + m * 16;
     const float xa = a[m], xb = b[m];
     for (int q = 0; q < 4; q++) {
-      const float32x4_t c = vld1q_f32(t + 4 * q);
-      ea[q] = vfmaq_n_f32(ea[q], c, xa);
-      eb[q] = vfmaq_n_f32(eb[q], c, xb);
+      const float32x4_t c = LOAD(t + 4 * q);
+      ea[q] = FMA(ea[q], c, SPLAT(xa));
+      eb[q] = FMA(eb[q], c, SPLAT(xb));
     }
   }
   for (int q = 0; q < 4; q++) {
-    sums[q] = vaddq_f32(ea[q], oa[q]);
-    sums[4 + q] = vaddq_f32(eb[q], ob[q]);
+    sums[q] = ea[q] + oa[q];
+    sums[4 + q] = eb[q] + ob[q];
   }
 }
 
@@ -232,19 +256,19 @@ planes2(const float *table, long width, const float *a, const float *b, float32x
 static inline __attribute__((always_inline)) void
 plane1(const float *table, long width, const float *a, float32x4_t sums[4]) {
   float32x4_t ea[4], oa[4];
-  for (int q = 0; q < 4; q++) ea[q] = oa[q] = vdupq_n_f32(0);
+  for (int q = 0; q < 4; q++) ea[q] = oa[q] = ZERO;
   long m = 0;
   for (; m + 2 <= width; m += 2) {
     const float *t = table + m * 16;
     const float32x2_t xa = vld1_f32(a + m);
-    for (int q = 0; q < 4; q++) ea[q] = vfmaq_lane_f32(ea[q], vld1q_f32(t + 4 * q), xa, 0);
-    for (int q = 0; q < 4; q++) oa[q] = vfmaq_lane_f32(oa[q], vld1q_f32(t + 16 + 4 * q), xa, 1);
+    for (int q = 0; q < 4; q++) ea[q] = FMA(ea[q], LOAD(t + 4 * q), SPLAT(xa[0]));
+    for (int q = 0; q < 4; q++) oa[q] = FMA(oa[q], LOAD(t + 16 + 4 * q), SPLAT(xa[1]));
   }
   if (m < width) {
     const float *t = table + m * 16;
-    for (int q = 0; q < 4; q++) ea[q] = vfmaq_n_f32(ea[q], vld1q_f32(t + 4 * q), a[m]);
+    for (int q = 0; q < 4; q++) ea[q] = FMA(ea[q], LOAD(t + 4 * q), SPLAT(a[m]));
   }
-  for (int q = 0; q < 4; q++) sums[q] = vaddq_f32(ea[q], oa[q]);
+  for (int q = 0; q < 4; q++) sums[q] = ea[q] + oa[q];
 }
 
 // The inner loops, each in its own function (for reading their code, and llvm-mca).
@@ -384,10 +408,10 @@ static inline __attribute__((always_inline)) void
 step4(float32x4_t acc[][MOST_BLOCKS], const float *h, const float *x, const int up,
       const int B) {
   float32x4_t in[MOST_BLOCKS];
-  for (int b = 0; b < B; b++) in[b] = vld1q_f32(x + LANES * b);
+  for (int b = 0; b < B; b++) in[b] = LOAD(x + LANES * b);
   for (int p = 0; p < up; p++) {
-    const float c = h[p];
-    for (int b = 0; b < B; b++) acc[p][b] = vfmaq_n_f32(acc[p][b], in[b], c);
+    const float32x4_t c = SPLAT(h[p]);
+    for (int b = 0; b < B; b++) acc[p][b] = FMA(acc[p][b], in[b], c);
   }
 }
 
@@ -436,7 +460,7 @@ pass4(const float *h, long steps, const float *e, const float *o, float *phased,
       const int down, const int B) {
   float32x4_t acc[MOST_UP][MOST_BLOCKS];
   for (int p = 0; p < up; p++)
-    for (int b = 0; b < B; b++) acc[p][b] = vdupq_n_f32(0);
+    for (int b = 0; b < B; b++) acc[p][b] = ZERO;
   if (down == 1) {
     for (long s = 0; s < steps; s++, h += up) step4(acc, h, e + s, up, B);
   } else {
@@ -467,10 +491,10 @@ pass4(const float *h, long steps, const float *e, const float *o, float *phased,
 typedef void (*pass_fn)(const float *, long, const float *, const float *, float *);
 
 // One noinline function per (factor, input step, blocks), each with its own registers.
-#define PASS4(u, d, b)                                                                     \
-  static __attribute__((noinline)) void neon_pass_##u##_##d##_##b(                         \
-      const float *h, long steps, const float *e, const float *o, float *phased) {         \
-    pass4(h, steps, e, o, phased, u, d, b);                                                \
+#define PASS4(u, d, b)                                                             \
+  static __attribute__((noinline)) void neon_pass_##u##_##d##_##b(                 \
+      const float *h, long steps, const float *e, const float *o, float *phased) { \
+    pass4(h, steps, e, o, phased, u, d, b);                                        \
   }
 
 // The ratios upsample.c takes (DotKernel.takesUpsample): the same set, so the same bits.

@@ -22,6 +22,8 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "avx2_ops.h"
+
 #define PCMMIX_TARGET2 __attribute__((target("avx2,fma")))
 #define PCMMIX_TARGET512 __attribute__((target("avx512f,avx2,fma")))
 
@@ -120,10 +122,10 @@ pass512(const float *h, long steps, const float *e, const float *o, float *phase
 PCMMIX_TARGET2 static inline __attribute__((always_inline)) void
 step2(__m256 acc[][MOST_BLOCKS], const float *h, const float *x, const int up, const int B) {
   __m256 in[MOST_BLOCKS];
-  for (int b = 0; b < B; b++) in[b] = _mm256_loadu_ps(x + 8 * b);
+  for (int b = 0; b < B; b++) in[b] = LOAD(x + 8 * b);
   for (int p = 0; p < up; p++) {
-    const __m256 c = _mm256_set1_ps(h[p]);
-    for (int b = 0; b < B; b++) acc[p][b] = _mm256_fmadd_ps(c, in[b], acc[p][b]);
+    const __m256 c = SPLAT(h[p]);
+    for (int b = 0; b < B; b++) acc[p][b] = FMADD(c, in[b], acc[p][b]);
   }
 }
 
@@ -133,7 +135,7 @@ pass2(const float *h, long steps, const float *e, const float *o, float *phased,
       const int down, const int B) {
   __m256 acc[MOST_UP][MOST_BLOCKS];
   for (int p = 0; p < up; p++)
-    for (int b = 0; b < B; b++) acc[p][b] = _mm256_setzero_ps();
+    for (int b = 0; b < B; b++) acc[p][b] = ZERO;
   if (down == 1) {
     for (long s = 0; s < steps; s++, h += up) step2(acc, h, e + s, up, B);
   } else {
