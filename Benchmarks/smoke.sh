@@ -58,7 +58,8 @@ value("debug", "consumer -Onone, echo+duck+loudness", "pull_p99")
 value("debug", "consumer -Onone, echo+duck+loudness", "echo_delay")
 # The per-buffer path allocates nothing once configured, in a Debug build too (the consumer
 # counts from its second second; the scene and the pull schedule are fixed, so the count is).
-for row in ("consumer -Onone", "consumer -Onone, echo+duck+loudness"):
+for row in ("consumer -Onone", "consumer -Onone, accelerated",
+            "consumer -Onone, echo+duck+loudness"):
     n = value("debug", row, "allocations_after_first_second")
     assert n == 0, f"debug / {row}: {n} heap allocations after the first second"
     # And what its creation costs there (the filter designs, the first in the process).

@@ -1,7 +1,8 @@
 // swift-tools-version: 6.0
-// An adopter's package in miniature: it depends on PCMMix by path, links only the `PCMMix`
-// product (and the benchmark's allocation counter), and is built with `swift build -c debug`, so PCMMix is compiled `-Onone` as Xcode
-// compiles a package dependency under a Debug scheme. `pcm-mix-bench` builds and runs it for its
+// An adopter's package in miniature: it depends on PCMMix by path, links the `PCMMix` and
+// `PCMMixAccelerated` products (and the benchmark's allocation counter), and is built with
+// `swift build -c debug`, so PCMMix is compiled `-Onone` (its C targets -O0) as Xcode compiles
+// a package dependency under a Debug scheme. `pcm-mix-bench` builds and runs it for its
 // Debug row (section `debug`).
 import PackageDescription
 
@@ -14,7 +15,10 @@ let package = Package(
     .target(name: "CAllocCounter"),
     .executableTarget(
       name: "debug-consumer",
-      dependencies: [.product(name: "PCMMix", package: "PCMMix"), "CAllocCounter"]),
+      dependencies: [
+        .product(name: "PCMMix", package: "PCMMix"),
+        .product(name: "PCMMixAccelerated", package: "PCMMix"), "CAllocCounter",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -10,18 +10,21 @@ import PCMMixTestSupport
 
 /// Section 6: the capture scene in a Debug build, as an adopter's Xcode Debug scheme compiles a
 /// package dependency (`-Onone`). `Benchmarks/DebugConsumer` is a package of its own that links
-/// only the `PCMMix` product by path; it is built with `swift build -c debug` (its own scratch
+/// the `PCMMix` and `PCMMixAccelerated` products by path; it is built with `swift build -c debug` (its own scratch
 /// directory, so this release build is untouched) and run as a child: 44.1 kHz stereo s16be app
 /// and 32 kHz mono s16le mic audio in 1,024-frame stamped buffers, a 10 ms pull every 10 ms of
 /// audio, each pull timed with the appends before it (what the consumer's thread of a
-/// `RealtimeCapturePipeline` does). Two rows: a `ClockedCapturePipeline` in its default
-/// configuration on two tones, and the README's broadcast-extension configuration with ducking
-/// and the loudness meter as well (policy `limit`, echo cancellation, ducking, loudness) on an
+/// `RealtimeCapturePipeline` does). Three rows: a `ClockedCapturePipeline` in its default
+/// configuration on two tones; the same with the resampler
+/// `.acceleratedVariableRatio(.balanced)` (`PCMMixAccelerated`'s kernels, at -O0 as an
+/// accelerated Debug build runs them); and the README's broadcast-extension configuration with
+/// ducking and the loudness meter as well (policy `limit`, echo cancellation, ducking, loudness) on an
 /// echo scene (speech through a 30 ms loudspeaker path, RT60 0.2 s, a talker over it), which
 /// this process writes as a live capture delivers it (``writeCapture(_:seconds:)``).
 enum DebugBuild {
   static let section = "debug"
   static let row = "consumer -Onone"
+  static let acceleratedRow = "consumer -Onone, accelerated"
   static let voiceRow = "consumer -Onone, echo+duck+loudness"
 
   /// The package root: this file is Benchmarks/Sources/pcm-mix-bench/DebugBuild.swift.
@@ -32,7 +35,7 @@ enum DebugBuild {
   }
 
   static func run(_ options: Options, report: Report) {
-    let wanted = [row, voiceRow].filter { report.wants(section: section, row: $0) }
+    let wanted = [row, acceleratedRow, voiceRow].filter { report.wants(section: section, row: $0) }
     guard !wanted.isEmpty else { return }
     let root = Self.root
     let tmp = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
@@ -56,12 +59,14 @@ enum DebugBuild {
     table.start(
       "Debug build: Benchmarks/DebugConsumer (swift build -c debug: PCMMix compiled -Onone, "
         + "C targets -O0), the capture scene through ClockedCapturePipeline: its defaults on two "
-        + "tones, and policy limit with echo cancellation, ducking and the loudness meter on an "
-        + "echo scene (speech 30 ms RT60 0.2 s; echo: the delay the canceller found, or "
+        + "tones, the same with the resampler .acceleratedVariableRatio(.balanced) "
+        + "(PCMMixAccelerated), and policy limit with echo cancellation, ducking and the "
+        + "loudness meter on an echo scene (speech 30 ms RT60 0.2 s; echo: the delay the "
+        + "canceller found, or "
         + "bypassed); one 10 ms pull (and the appends before it) timed at a time, after the "
         + "first second; allocs: heap allocations in those appends and pulls after the first "
-        + "second (malloc interposed); setup: the pipeline's creation, its filter designs included (the "
-        + "first in the process)")
+        + "second (malloc interposed); setup: the pipeline's creation, its filter designs "
+        + "included (the first in the process)")
     let json = "\(tmp)/pcm-mix-bench-debug.json"
     for name in wanted {
       // A row reads only what its own run wrote.
@@ -80,6 +85,13 @@ enum DebugBuild {
       } else {
         arguments += ["\(length)", json]
       }
+      // The consumer reads its resampler choice from the environment it inherits.
+      if name == acceleratedRow {
+        setenv("DEBUG_CONSUMER_ACCELERATED", "1", 1)
+      } else {
+        unsetenv("DEBUG_CONSUMER_ACCELERATED")
+      }
+      defer { unsetenv("DEBUG_CONSUMER_ACCELERATED") }
       guard let child = ChildProcess.run(arguments, errorPath: log), child.status == 0,
         let text = readTextFile(json)
       else {
@@ -146,8 +158,8 @@ enum DebugBuild {
 
   /// Writes the first `seconds` of the echo scene (speech through a 30 ms loudspeaker path,
   /// RT60 0.2 s, the talker over it) to `path` as a live capture delivers it: the app 44.1 kHz
-  /// stereo s16be and the mic 32 kHz mono s16le, in 1,024-frame stamped buffers with delivery
-  /// jitter (``CaptureSimulator``), in delivery order, in the record format
+  /// stereo s16be and the mic 32 kHz mono s16le, in 1,024-frame stamped buffers (or
+  /// `DEBUG_CONSUMER_FRAMES`) with delivery jitter (``CaptureSimulator``), in delivery order, in the record format
   /// `debug-consumer` reads. False if the scene's assets cannot be read or the file written.
   static func writeCapture(_ path: String, seconds: Double) -> Bool {
     guard
@@ -159,6 +171,13 @@ enum DebugBuild {
     var mic = SimulatedSource(rate: 32_000, channels: 1, encoding: .s16le, seed: 22)
     app.waveform = Waveform(scene.app, rate: EchoScene.rate)
     mic.waveform = Waveform(scene.mic, rate: EchoScene.rate)
+    // The consumer's tone buffers are resized by DEBUG_CONSUMER_FRAMES; the capture's too.
+    if let frames = getenv("DEBUG_CONSUMER_FRAMES").flatMap({ Int(String(cString: $0)) }),
+      frames > 0
+    {
+      app.buffering = .fixed(frames: frames)
+      mic.buffering = .fixed(frames: frames)
+    }
     var bytes: [UInt8] = []
     func put<T: FixedWidthInteger>(_ v: T) {
       withUnsafeBytes(of: v.littleEndian) { bytes += $0 }

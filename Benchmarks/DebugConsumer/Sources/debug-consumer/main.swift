@@ -15,9 +15,13 @@
 // canceller found (null if none) and whether it is bypassed at the end, so a run that timed a
 // bypassed canceller shows it.
 //
+// With `DEBUG_CONSUMER_ACCELERATED=1` the pipeline's resampler is `.acceleratedVariableRatio(.balanced)`
+// (`PCMMixAccelerated`: AVX2 + FMA or NEON kernels), as the documentation's examples choose it.
+//
 // Usage: debug-consumer [SECONDS [OUT [CAPTURE]]]   (default 20 s of simulated capture)
 import CAllocCounter
 import PCMMix
+import PCMMixAccelerated
 
 #if canImport(Glibc)
   import Glibc
@@ -125,14 +129,18 @@ struct UnreadableCapture: Error { let path: String }
 if CommandLine.arguments.count > 3 && capture == nil {
   throw UnreadableCapture(path: CommandLine.arguments[3])
 }
+// Timed from here: a resampler factory designs its tables when it is made.
+let setupStart = nowNS()
 var configuration = ClockedCapturePipeline.Configuration()
+if getenv("DEBUG_CONSUMER_ACCELERATED").map({ String(cString: $0) }) == "1" {
+  configuration.resampler = .acceleratedVariableRatio(.balanced)
+}
 if capture != nil {
   configuration.policy = .limit
   configuration.echoCancellation = EchoCancellation()
   configuration.ducking = Ducking()
   configuration.meterLoudness = true
 }
-let setupStart = nowNS()
 var pipeline = try ClockedCapturePipeline(
   configuration, app: app.description, mic: mic.description)
 let setupMS = Double(nowNS() - setupStart) / 1e6
