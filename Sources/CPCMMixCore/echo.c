@@ -168,7 +168,8 @@ PCM_CLONES void pcmmix_core_echo_update(float *restrict w, float *restrict v, fl
 }
 
 // Eight bins at a time, then one (the same operations per bin): a compiler vectorizes the plain
-// loop itself, but not at -O0, where it ran 5 % of a Debug pull with echo cancellation.
+// loop itself, but not at -O0, where it ran 5 % of the instructions of a Debug pull with echo
+// cancellation.
 PCM_CLONES void pcmmix_core_echo_power_add(const float *restrict xr, const float *restrict xi,
                                           long bins, float weight, float *restrict out) {
   const pcm_v8f w = pcm_splat(weight);
