@@ -2,7 +2,8 @@
 # make arm64-check: PCMMix's DSP core compiled as Embedded Swift for arm64 (aarch64) and for
 # x86-64 from the same sources, with a driver (scripts/arm64/driver) run on both — arm64 under
 # qemu-aarch64 — and their outputs compared bit for bit (compare.py); then the kernel harness
-# (kernels-check.sh): NEON and the fused arm64 portable kernels against AVX2.
+# (kernels-check.sh): NEON and the fused arm64 portable kernels against AVX2, built -O2 and then
+# -O0 (as a Debug build compiles them), each set the same bits both ways.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root=$PWD
@@ -90,4 +91,27 @@ else
 fi
 
 # The kernels alone on random shapes: NEON and the fused arm64 portable kernels against AVX2.
+# (No output of an earlier run is left to compare below.)
+rm -f "$out"/{avx2,neon,portable}{,-common}{,-O2}.bin
 scripts/arm64/kernels-check.sh
+# And compiled -O0, as a Debug build compiles them (Xcode builds a package dependency so): each
+# set the same bits as at -O2. Their macros are what keep -O0 fast (CPCMMixKernels/avx2_ops.h).
+kept=()
+for f in avx2 avx2-common neon neon-common portable portable-common; do
+  if [[ -f $out/$f.bin ]]; then
+    cp "$out/$f.bin" "$out/$f-O2.bin"
+    kept+=("$f")
+  fi
+done
+if [[ ${#kept[@]} == 0 ]]; then
+  echo "arm64-check: no kernel outputs (kernels-check skipped), so -O0 is not compared"
+  exit 0
+fi
+PCMMIX_CHECK_OPT=-O0 scripts/arm64/kernels-check.sh
+for f in "${kept[@]}"; do
+  cmp -s "$out/$f-O2.bin" "$out/$f.bin" || {
+    echo "arm64-check: $f.bin holds other bits at -O0 than at -O2" >&2
+    exit 1
+  }
+done
+echo "arm64-check: the kernels at -O0 = at -O2, bit for bit (${kept[*]})"
