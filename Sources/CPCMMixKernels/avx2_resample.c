@@ -30,8 +30,7 @@ PCMMIX_TARGET float pcmmix_dot(const float *h, const float *x, long n) {
   for (; i < n; i += 8) {
     s0 = FMADD(LOAD(h + i), LOAD(x + i), s0);
   }
-  const __m256 s = (s0 + s1) + (s2 + s3);
-  return HSUM(s);
+  return HSUM((s0 + s1) + (s2 + s3));
 }
 
 PCMMIX_TARGET void pcmmix_dot2(const float *h, const float *a, const float *b, long n,
@@ -50,9 +49,8 @@ PCMMIX_TARGET void pcmmix_dot2(const float *h, const float *a, const float *b, l
     a0 = FMADD(c0, LOAD(a + i), a0);
     b0 = FMADD(c0, LOAD(b + i), b0);
   }
-  const __m256 sa = a0 + a1, sb = b0 + b1;
-  out[0] = HSUM(sa);
-  out[1] = HSUM(sb);
+  out[0] = HSUM(a0 + a1);
+  out[1] = HSUM(b0 + b1);
 }
 
 // The blended row is formed 8 taps at a time in a register (one subtract, one FMA) and used at
@@ -83,9 +81,8 @@ PCMMIX_TARGET void pcmmix_lerp_dot2(const float *h0, const float *h1, float t, c
     a0 = FMADD(c0, LOAD(a + i), a0);
     b0 = FMADD(c0, LOAD(b + i), b0);
   }
-  const __m256 sa = a0 + a1, sb = b0 + b1;
-  out[0] = HSUM(sa);
-  out[1] = HSUM(sb);
+  out[0] = HSUM(a0 + a1);
+  out[1] = HSUM(b0 + b1);
 }
 
 PCMMIX_TARGET float pcmmix_lerp_dot(const float *h0, const float *h1, float t, const float *x,
@@ -101,8 +98,7 @@ PCMMIX_TARGET float pcmmix_lerp_dot(const float *h0, const float *h1, float t, c
   if (i < n) {
     s0 = FMADD(BLEND(h0, h1, tv, i), LOAD(x + i), s0);
   }
-  const __m256 s = s0 + s1;
-  return HSUM(s);
+  return HSUM(s0 + s1);
 }
 
 // Compiled for the baseline target (no FMA to contract into), so its Double arithmetic is

@@ -491,10 +491,10 @@ pass4(const float *h, long steps, const float *e, const float *o, float *phased,
 typedef void (*pass_fn)(const float *, long, const float *, const float *, float *);
 
 // One noinline function per (factor, input step, blocks), each with its own registers.
-#define PASS4(u, d, b)                                                             \
-  static __attribute__((noinline)) void neon_pass_##u##_##d##_##b(                 \
-      const float *h, long steps, const float *e, const float *o, float *phased) { \
-    pass4(h, steps, e, o, phased, u, d, b);                                        \
+#define PASS4(u, d, b)                                                                     \
+  static __attribute__((noinline)) void neon_pass_##u##_##d##_##b(                         \
+      const float *h, long steps, const float *e, const float *o, float *phased) {         \
+    pass4(h, steps, e, o, phased, u, d, b);                                                \
   }
 
 // The ratios upsample.c takes (DotKernel.takesUpsample): the same set, so the same bits.

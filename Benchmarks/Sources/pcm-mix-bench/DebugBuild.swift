@@ -9,18 +9,18 @@ import PCMMixTestSupport
 #endif
 
 /// Section 6: the capture scene in a Debug build, as an adopter's Xcode Debug scheme compiles a
-/// package dependency (`-Onone`). `Benchmarks/DebugConsumer` is a package of its own that links
-/// the `PCMMix` and `PCMMixAccelerated` products by path; it is built with `swift build -c debug` (its own scratch
-/// directory, so this release build is untouched) and run as a child: 44.1 kHz stereo s16be app
-/// and 32 kHz mono s16le mic audio in 1,024-frame stamped buffers, a 10 ms pull every 10 ms of
-/// audio, each pull timed with the appends before it (what the consumer's thread of a
-/// `RealtimeCapturePipeline` does). Three rows: a `ClockedCapturePipeline` in its default
-/// configuration on two tones; the same with the resampler
-/// `.acceleratedVariableRatio(.balanced)` (`PCMMixAccelerated`'s kernels, at -O0 as an
-/// accelerated Debug build runs them); and the README's broadcast-extension configuration with
-/// ducking and the loudness meter as well (policy `limit`, echo cancellation, ducking, loudness) on an
-/// echo scene (speech through a 30 ms loudspeaker path, RT60 0.2 s, a talker over it), which
-/// this process writes as a live capture delivers it (``writeCapture(_:seconds:)``).
+/// package dependency (`-Onone`). `Benchmarks/DebugConsumer` is a package of its own that links the
+/// `PCMMix` and `PCMMixAccelerated` products by path; it is built with `swift build -c debug` (its
+/// own scratch directory, so this release build is untouched) and run as a child: 44.1 kHz stereo
+/// s16be app and 32 kHz mono s16le mic audio in 1,024-frame stamped buffers, a 10 ms pull
+/// every 10 ms of audio, each pull timed with the appends before it (what the consumer's thread
+/// of a `RealtimeCapturePipeline` does). Three rows: a `ClockedCapturePipeline` in its default
+/// configuration on two tones; the same with the resampler `.acceleratedVariableRatio(.balanced)`
+/// (`PCMMixAccelerated`'s kernels, at -O0 as an accelerated Debug build runs them); and the
+/// README's broadcast-extension configuration with ducking and the loudness meter as well (policy
+/// `limit`, echo cancellation, ducking, loudness) on an echo scene (speech through a 30 ms
+/// loudspeaker path, RT60 0.2 s, a talker over it), which this process writes as a live capture
+/// delivers it (``writeCapture(_:seconds:)``).
 enum DebugBuild {
   static let section = "debug"
   static let row = "consumer -Onone"
@@ -86,11 +86,7 @@ enum DebugBuild {
         arguments += ["\(length)", json]
       }
       // The consumer reads its resampler choice from the environment it inherits.
-      if name == acceleratedRow {
-        setenv("DEBUG_CONSUMER_ACCELERATED", "1", 1)
-      } else {
-        unsetenv("DEBUG_CONSUMER_ACCELERATED")
-      }
+      if name == acceleratedRow { setenv("DEBUG_CONSUMER_ACCELERATED", "1", 1) }
       defer { unsetenv("DEBUG_CONSUMER_ACCELERATED") }
       guard let child = ChildProcess.run(arguments, errorPath: log), child.status == 0,
         let text = readTextFile(json)
@@ -159,8 +155,9 @@ enum DebugBuild {
   /// Writes the first `seconds` of the echo scene (speech through a 30 ms loudspeaker path,
   /// RT60 0.2 s, the talker over it) to `path` as a live capture delivers it: the app 44.1 kHz
   /// stereo s16be and the mic 32 kHz mono s16le, in 1,024-frame stamped buffers (or
-  /// `DEBUG_CONSUMER_FRAMES`) with delivery jitter (``CaptureSimulator``), in delivery order, in the record format
-  /// `debug-consumer` reads. False if the scene's assets cannot be read or the file written.
+  /// `DEBUG_CONSUMER_FRAMES`) with delivery jitter (``CaptureSimulator``), in delivery order, in
+  /// the record format `debug-consumer` reads. False if the scene's assets cannot be read or the
+  /// file written.
   static func writeCapture(_ path: String, seconds: Double) -> Bool {
     guard
       let scene = try? EchoScene(

@@ -15,8 +15,8 @@
 // canceller found (null if none) and whether it is bypassed at the end, so a run that timed a
 // bypassed canceller shows it.
 //
-// With `DEBUG_CONSUMER_ACCELERATED=1` the pipeline's resampler is `.acceleratedVariableRatio(.balanced)`
-// (`PCMMixAccelerated`: AVX2 + FMA or NEON kernels), as the documentation's examples choose it.
+// With `DEBUG_CONSUMER_ACCELERATED=1` the pipeline's resampler is
+// `.acceleratedVariableRatio(.balanced)` (`PCMMixAccelerated`: AVX2 + FMA or NEON kernels).
 //
 // Usage: debug-consumer [SECONDS [OUT [CAPTURE]]]   (default 20 s of simulated capture)
 import CAllocCounter
