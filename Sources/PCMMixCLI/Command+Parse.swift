@@ -68,8 +68,8 @@ extension Command {
     while let arg = rest.next() {
       switch arg {
       case "-o", "--output": output = try rest.value(for: arg)
-      case "--loudness": loudness = try rest.decibels(for: arg, -70...0, "LUFS")
-      case "--true-peak": truePeak = try rest.decibels(for: arg, -20...0, "dBTP")
+      case "--loudness": loudness = try rest.number(for: arg, -70...0, "LUFS")
+      case "--true-peak": truePeak = try rest.number(for: arg, -20...0, "dBTP")
       case "--rate": rate = try rest.rate(for: arg)
       case "--phase": phase = try rest.phase(for: arg)
       case "--threads":
@@ -133,11 +133,12 @@ extension Command {
       case "--app-gain": options.appGainDB = try rest.gain(for: arg)
       case "--mic-gain": options.micGainDB = try rest.gain(for: arg)
       case "--pad": options.pad = true
+      case "--mic-drift": options.micDriftPPM = try rest.number(for: arg, -1_000...1_000, "ppm")
       case "--echo-cancel": options.echoCancellation = EchoCancellation()
       case "--duck": options.ducking = try rest.ducking()
       case "--stems": options.stems = try rest.value(for: arg)
-      case "--loudness": options.loudness = try rest.decibels(for: arg, -70...0, "LUFS")
-      case "--true-peak": options.truePeakDB = try rest.decibels(for: arg, -20...0, "dBTP")
+      case "--loudness": options.loudness = try rest.number(for: arg, -70...0, "LUFS")
+      case "--true-peak": options.truePeakDB = try rest.number(for: arg, -20...0, "dBTP")
       case "--format": options.sampleType = try rest.outputType(for: arg)
       case "--resampler": options.resampler = try rest.resampler(for: arg)
       case "--app-format": appFormat = try rest.spec(for: arg)
@@ -199,8 +200,8 @@ extension Command {
       case "--echo-cancel": options.echoCancellation = EchoCancellation()
       case "--duck": options.ducking = try rest.ducking()
       case "--stems": options.stems = try rest.value(for: arg)
-      case "--loudness": options.loudness = try rest.decibels(for: arg, -70...0, "LUFS")
-      case "--true-peak": options.truePeakDB = try rest.decibels(for: arg, -20...0, "dBTP")
+      case "--loudness": options.loudness = try rest.number(for: arg, -70...0, "LUFS")
+      case "--true-peak": options.truePeakDB = try rest.number(for: arg, -20...0, "dBTP")
       case "-h", "--help": return .help(topic: "replay")
       default:
         try rest.rejectOption(arg)
@@ -328,7 +329,8 @@ struct Arguments {
     return db
   }
 
-  mutating func decibels(for option: String, _ range: ClosedRange<Double>, _ unit: String)
+  /// A finite number within `range`, in `unit` (named in the error).
+  mutating func number(for option: String, _ range: ClosedRange<Double>, _ unit: String)
     throws(CLIError) -> Double
   {
     let v = try value(for: option)

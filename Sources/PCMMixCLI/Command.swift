@@ -101,6 +101,9 @@ package struct MixOptions: Equatable, Sendable {
   package var micGainDB = 0.0
   /// Whether the shorter input is padded with silence to the longer one's length (`--pad`).
   package var pad = false
+  /// How many parts per million the mic input's clock runs fast against the app input's
+  /// (`--mic-drift`; negative: slow): the mic is resampled onto the app's clock. 0: as it is.
+  package var micDriftPPM = 0.0
   /// The output sample type (`--format`: `s16`, the default, or `f32`).
   package var sampleType: SampleType = .s16
   /// The resampler (`--resampler`).

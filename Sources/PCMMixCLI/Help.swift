@@ -51,7 +51,7 @@ package enum Help {
                       [--loudness LUFS [--true-peak DB]]
       pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ] [--policy POLICY]
                   [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB] [--pad]
-                  [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
+                  [--mic-drift PPM] [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
                   [--resampler NAME] [--phase PHASE] [--echo-cancel] [--duck [DEPTH_DB]]
                   [--stems DIR] [--loudness LUFS [--true-peak DB]] [--report FILE.json] [--json]
       pcm-mix demo [-o OUTPUT]
@@ -125,11 +125,11 @@ package enum Help {
   static let mix = """
     usage: pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ]
                        [--policy average|saturate|limit] [--ceiling DB] [--fade MS]
-                       [--app-gain DB] [--mic-gain DB] [--pad] [--format s16|f32]
-                       [--app-format SPEC] [--mic-format SPEC] [--resampler NAME]
-                       [--phase linear|minimum|capture] [--echo-cancel] [--duck [DEPTH_DB]]
-                       [--stems DIR] [--loudness LUFS [--true-peak DB]] [--report FILE.json]
-                       [--json]
+                       [--app-gain DB] [--mic-gain DB] [--pad] [--mic-drift PPM]
+                       [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
+                       [--resampler NAME] [--phase linear|minimum|capture] [--echo-cancel]
+                       [--duck [DEPTH_DB]] [--stems DIR] [--loudness LUFS [--true-peak DB]]
+                       [--report FILE.json] [--json]
 
     Converts both inputs to HZ (default 48000) stereo and mixes them: average (default),
     (a + b) / 2, bit-exact with C's integer average on int16; saturate, a + b clamped; or
@@ -143,11 +143,18 @@ package enum Help {
     each source's and the output's levels (peak and RMS dBFS) and what the limiter or the
     clamp did; --json prints the same on standard error.
 
+    --mic-drift PPM says the mic input was recorded on a clock PPM parts per million fast
+    against the app input's (negative: slow; -1000 to 1000), as two recorders' files are: the
+    mic is resampled onto the app's clock, so that it stays where the app is on the output's
+    timeline (at 50 ppm it would slide 3 ms a minute). With --echo-cancel and an echo in the
+    mic, the report's "echo" reads that drift ("micDriftPPM", once the canceller follows it).
+
     --echo-cancel takes the app's echo out of the mic (the app played on a loudspeaker and
     recorded again), with the app's audio at the same output position as the reference: a
     delay search over 0 … 300 ms, a 200 ms adaptive filter and a residual-echo suppressor. With
     no echo (headphones) the mic passes unchanged. The report gains "echo": the delay found
-    (seconds), an ERLE estimate (dB), the share of double talk, whether it stayed bypassed.
+    (seconds), an ERLE estimate (dB), the share of double talk, whether it stayed bypassed, and
+    the mic's drift against the loudspeaker's clock where it follows one (ppm, else null).
     --duck [DEPTH_DB] turns the app down by DEPTH_DB (default 10) while the talker speaks, as
     replay's does (see 'pcm-mix help replay'): the voice detected on the mic with the app's echo
     taken out, 0.5 s ahead of the app's frames; the app stem is after it.

@@ -73,6 +73,9 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
 }
 
 extension MixOptions {
+  /// The mic's frames on the app's clock per frame of its own (`--mic-drift`): 1 / (1 + p).
+  var micClockRatio: Double { 1 / (1 + micDriftPPM * 1e-6) }
+
   /// Refuses an input whose rate the chosen resampler cannot take to the output rate.
   func checkRates(app: InputFile, mic: InputFile) throws(CLIError) {
     for (input, spec) in [(app, self.app), (mic, self.mic)] {
@@ -88,7 +91,8 @@ extension MixSession {
     let appFrames = WriterSink.framesAfterConversion(
       app.expectedFrames, from: app.format.sampleRate, to: options.rate)
     let micFrames = WriterSink.framesAfterConversion(
-      mic.expectedFrames, from: mic.format.sampleRate, to: options.rate)
+      mic.expectedFrames, from: mic.format.sampleRate, to: options.rate
+    ).map { Int((Double($0) * options.micClockRatio).rounded(.up)) + 1 }
     return options.pad
       ? appFrames.flatMap { a in micFrames.map { max(a, $0) } }
       : [appFrames, micFrames].compactMap { $0 }.min()
@@ -157,7 +161,18 @@ struct MixSession {
     pad = options.pad
     factory = options.resampler.factory(phase: options.phase)
     rate = options.rate
-    micChain = SourceChain(outputRate: options.rate, outputChannels: 2, resampler: factory)
+    if options.micDriftPPM == 0 {
+      micChain = SourceChain(outputRate: options.rate, outputChannels: 2, resampler: factory)
+    } else {
+      // A mic whose clock runs p fast holds 1 + p of its frames per frame of the app's: it is
+      // read at 1 / (1 + p) of its nominal ratio, by a resampler that can be steered off it
+      // (at the output's rate too).
+      micChain = SourceChain(
+        outputRate: options.rate, outputChannels: 2,
+        resampler: options.resampler.steerableFactory(phase: options.phase),
+        resamplesEqualRates: true)
+      micChain.adjustRatio(by: options.micClockRatio - 1)
+    }
     // Both sides get the same count, at most 4,096 frames, and are mixed at once (see
     // `drain`): neither is ever ahead, so no lag emission happens, and 4,096 frames suffice.
     let capacity = 4_096
@@ -355,6 +370,7 @@ struct MixSession {
           ("ceilingDB", .double(options.ceilingDB)),
           ("fadeMs", .double(options.fadeMilliseconds)), ("pad", .bool(options.pad)),
           ("appGainDB", .double(options.appGainDB)), ("micGainDB", .double(options.micGainDB)),
+          ("micDriftPPM", .double(options.micDriftPPM)),
           ("resampler", .string(options.resampler.spelling)),
           ("phase", .string(options.phase.rawValue)),
         ])

@@ -191,6 +191,7 @@ extension EchoStatistics {
       ("doubleTalkFraction", .double(doubleTalkFraction)),
       ("isBypassed", .bool(isBypassed)),
       ("pathChanges", .int(pathChanges)),
+      ("micDriftPPM", micDriftPPM.map { .double($0) } ?? .null),
       ("blocks", .int(blocks)),
     ])
   }

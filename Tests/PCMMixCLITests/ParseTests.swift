@@ -89,6 +89,9 @@ private let goodLines: [GoodLine] = [
       $0.micGainDB = 3.5
     }),
   GoodLine(
+    "mix --app a.wav --mic m.wav -o o.wav --mic-drift -12.5",
+    mixOptions("a.wav", "m.wav", "o.wav") { $0.micDriftPPM = -12.5 }),
+  GoodLine(
     "mix --app a.raw --mic m.raw -o o.wav --app-format s16be:44100:2 --mic-format f32le:16000:1",
     mixOptions("a.raw", "m.raw", "o.wav") {
       $0.app.format = s16be441
@@ -245,7 +248,7 @@ struct ParseTests {
       return
     }
     #expect(m.rate == 48_000 && m.policy == .average && m.sampleType == .s16 && !m.pad)
-    #expect(m.appGainDB == 0 && m.micGainDB == 0)
+    #expect(m.appGainDB == 0 && m.micGainDB == 0 && m.micDriftPPM == 0)
   }
 
   @Test("every SPEC type spelling parses", arguments: PCMFormat.typeSpellings)

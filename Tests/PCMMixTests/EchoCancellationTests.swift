@@ -646,47 +646,13 @@ import Testing
   }
 
   /// `copies` of `scene`'s mic back to back, its echo read at 1 + `ppm`·10⁻⁶ samples per
-  /// sample (``resampled(_:by:)``): the loudspeaker on another clock than the mic's.
+  /// sample (``EchoScene/resampled(_:by:count:)``): the loudspeaker on another clock than the mic's.
   static func micWithDriftedEcho(_ scene: EchoScene, copies: Int, ppm: Double) -> [Float] {
     let echo = Array([[Float]](repeating: scene.echo, count: copies).joined())
-    let moved = resampled(echo, by: 1 + ppm * 1e-6)
+    let moved = EchoScene.resampled(echo, by: 1 + ppm * 1e-6)
     var mic = Array([[Float]](repeating: scene.mic, count: copies).joined())
     for i in mic.indices { mic[i] += moved[i] - echo[i] }
     return mic
-  }
-
-  /// `x` read at `ratio` samples per sample (a loudspeaker's clock `ratio` times the mic's),
-  /// through a 32-tap Blackman-windowed sinc at the nearest of 4096 phases.
-  static func resampled(_ x: [Float], by ratio: Double) -> [Float] {
-    let (half, phases) = (16, 4096)
-    var table = [Double](repeating: 0, count: phases * 2 * half)
-    for phase in 0..<phases {
-      for k in 0..<(2 * half) {
-        let t = Double(phase) / Double(phases) + Double(half - 1 - k)
-        let sinc = t == 0 ? 1 : sin(Double.pi * t) / (Double.pi * t)
-        let u = Double.pi * t / Double(half)
-        table[phase * 2 * half + k] = sinc * (0.42 + 0.5 * cos(u) + 0.08 * cos(2 * u))
-      }
-    }
-    var out = [Float](repeating: 0, count: x.count)
-    x.withUnsafeBufferPointer { x in
-      table.withUnsafeBufferPointer { table in
-        for i in out.indices {
-          let p = Double(i) * ratio
-          let whole = Int(p.rounded(.down))
-          let phase = min(phases - 1, Int(((p - Double(whole)) * Double(phases)).rounded()))
-          let taps = table.baseAddress! + phase * 2 * half
-          var sum = 0.0
-          // Tap k weighs x[whole - half + 1 + k].
-          for k in 0..<(2 * half) {
-            let j = whole - half + 1 + k
-            if j >= 0 && j < x.count { sum += Double(x[j]) * taps[k] }
-          }
-          out[i] = Float(sum)
-        }
-      }
-    }
-    return out
   }
 
   @Test func withHeadphonesTheMicPassesBitForBit() throws {

@@ -81,6 +81,12 @@ public struct EchoStatistics: Equatable, Sendable {
   /// uncertainty back to its prior. A reset the detector held back and dropped (a talker's
   /// first syllable) does not count.
   public var pathChanges = 0
+  /// How many parts per million the mic's clock runs fast against the loudspeaker's (negative:
+  /// slow), as the canceller follows the echo sliding against the app's audio
+  /// (``EchoCanceller/trackDrift()``); `nil` while it reads no drift. Where the app's audio was
+  /// recorded on the clock that played it (two recorders' files), it is the drift between the
+  /// two inputs, which `pcm-mix mix --mic-drift` takes out.
+  package var micDriftPPM: Double?
 
   /// Creates empty statistics.
   public init() {}

@@ -459,6 +459,7 @@ package struct EchoCanceller {
       trackPresence(
         farActive: farActive, mic: Double(micEnergy), echo: Double(echoE),
         error: Double(min(mainE, shadowE)))
+      statistics.micDriftPPM = warp.active ? (1 / warp.ratio - 1) * 1e6 : nil
       // The reference's power in each bin as the echo path spreads it (slot 19).
       spreadReference(into: slot(19))
       if suppressor.tracksVoice { directReference(into: slot(9)) }

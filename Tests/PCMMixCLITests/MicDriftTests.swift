@@ -1,0 +1,122 @@
+import Foundation
+import PCMMix
+import PCMMixCLI
+import PCMMixTestSupport
+import Testing
+
+/// `mix --mic-drift PPM`: two recorders' files, each on its own crystal. The scene: markers
+/// every second of host time, recorded by the app's file at 48 kHz on the host's clock and by
+/// the mic's at a nominal rate on a clock `ppm` fast (it holds `rate × (1 + ppm·10⁻⁶)` frames a
+/// second). Without the option the mic's markers land later and later on the output's timeline
+/// (by `ppm` µs a second); with it, where the app's do.
+@Suite struct MicDriftTests {
+  static let markers = (0..<30).map { 0.5 + Double($0) }
+
+  /// Writes `source`'s signal as a mono float32 WAV file at nominal rate `rate`, `seconds` of
+  /// host time long: frame j holds the signal at host time j / its true rate.
+  static func write(_ source: SimulatedSource, rate: Int, seconds: Double, to path: String) throws {
+    let trueRate = source.trueRate(nominal: rate)
+    let frames = Int(seconds * trueRate)
+    let x = (0..<frames).map { source.signal(atHostTime: Double($0) / trueRate) }
+    try writeFile(
+      path, wav(tag: 3, channels: 1, rate: rate, bits: 32, data: floatBytes(x, bits: 32)))
+  }
+
+  /// Where the markers land in a stereo stem (found − true host time, ms).
+  static func landing(_ path: String) throws -> MarkerReport {
+    let stem = try readWAV(path).samples
+    return MarkerDetector.measure(
+      output: stem, channels: 2, rate: 48_000, origin: 0, markers: markers, frequency: 1_000,
+      duration: 0.010, searchRadius: 600)
+  }
+
+  @Test(
+    "the mic's markers land where the app's do, for a mic 200 ppm fast or slow, at 32 and 48 kHz",
+    arguments: [200.0, -200.0], [32_000, 48_000])
+  func micDriftPutsTheMicOnTheAppsClock(ppm: Double, micRate: Int) throws {
+    let app = SimulatedSource(rate: 48_000, channels: 1, markers: Self.markers)
+    let mic = SimulatedSource(rate: micRate, channels: 1, clockPPM: ppm, markers: Self.markers)
+    try withTempDir { dir in
+      try Self.write(app, rate: 48_000, seconds: 30.2, to: "\(dir)/app.wav")
+      try Self.write(mic, rate: micRate, seconds: 30.2, to: "\(dir)/mic.wav")
+      var reports: [MarkerReport] = []
+      for extra in [[], ["--mic-drift", "\(ppm)"]] {
+        let stems = "\(dir)/stems\(reports.count)"
+        cliOK(
+          [
+            "mix", "--app", "\(dir)/app.wav", "--mic", "\(dir)/mic.wav", "-o",
+            "\(dir)/out\(reports.count).wav", "--stems", stems, "--format", "f32",
+          ] + extra)
+        let app = try Self.landing("\(stems)/app.wav")
+        #expect(app.missing == 0 && app.maxAbsError < 0.001, "app stem: \(app)")
+        reports.append(try Self.landing("\(stems)/mic.wav"))
+      }
+      let (asRecorded, corrected) = (reports[0], reports[1])
+      // As recorded, the last marker (29.5 s) is ppm × 29.5 µs late: the test sees the drift.
+      let expected = ppm * 1e-6 * Self.markers.last! * 1000
+      let last = asRecorded.errors.last!
+      #expect(last.map { abs($0 - expected) < 0.02 } == true, "as recorded: \(asRecorded)")
+      #expect(corrected.missing == 0 && corrected.maxAbsError < 0.002, "corrected: \(corrected)")
+      print(
+        "mic \(ppm) ppm at \(micRate) Hz: last marker \(last ?? .nan) ms as recorded;"
+          + " with --mic-drift every marker within \(corrected.maxAbsError) ms")
+    }
+  }
+
+  @Test func micDriftIsRefusedPastAThousandPPM() throws {
+    for value in ["1001", "-2000", "nan", "fast"] {
+      let r = cli([
+        "mix", "--app", "a.wav", "--mic", "m.wav", "-o", "o.wav", "--mic-drift", value,
+      ])
+      #expect(r.code == 64)
+      #expect(r.err.contains("--mic-drift takes ppm between -1000 and 1000"), "\(r.err)")
+    }
+  }
+
+  /// Two recorders' files with the app's echo in the mic: the whole mic file (the echo, the
+  /// talker, the room) on a clock 50 ppm fast, speech 30 ms RT60 0.2 s. As recorded, the
+  /// canceller follows the echo only once it has read the drift, and the report gives that
+  /// reading (`"micDriftPPM"`); with `--mic-drift` the mic is on the app's clock from the
+  /// first frame, and the scene's figures are those of a mic with no drift.
+  @Test func anEchoInTwoRecordersFilesIsCancelledFromTheStart() throws {
+    let scene = try EchoScene(
+      content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false,
+      assets: EchoCommandTests.assets)
+    let ppm = 50.0
+    let frames = Int(Double(scene.mic.count) * (1 + ppm * 1e-6))
+    let mic = EchoScene.resampled(scene.mic, by: 1 / (1 + ppm * 1e-6), count: frames)
+    try withTempDir { dir in
+      try writeFile("\(dir)/app.wav", EchoCommandTests.floatWAV(scene.app))
+      try writeFile("\(dir)/mic.wav", EchoCommandTests.floatWAV(mic))
+      var outputs: [[Float]] = []
+      var readings: [Double?] = []
+      for extra in [[], ["--mic-drift", "\(ppm)"]] {
+        let run = "\(dir)/run\(outputs.count)"
+        cliOK(
+          [
+            "mix", "--app", "\(dir)/app.wav", "--mic", "\(dir)/mic.wav", "-o", "\(run).wav",
+            "--echo-cancel", "--stems", run, "--format", "f32", "--report", "\(run).json",
+          ] + extra)
+        outputs.append(try EchoCommandTests.mid("\(run)/mic.wav"))
+        let report = try JSONSerialization.jsonObject(with: Data(try readFile("\(run).json")))
+        let echo = (report as? [String: Any])?["echo"] as? [String: Any]
+        readings.append(echo?["micDriftPPM"] as? Double)
+      }
+      // As recorded: the canceller read the drift, and before it did, the echo slid. With the
+      // mic on the app's clock it reads none.
+      #expect(readings[0].map { abs($0 - ppm) < 5 } == true, "reported: \(readings)")
+      #expect(readings[1] == nil, "reported: \(readings)")
+      let before =
+        EchoScene.level(mic, from: 3, to: 6) - EchoScene.level(outputs[0], from: 3, to: 6)
+      // On the app's clock: the figures of the targets, on the scene's own talker.
+      let m = EchoSceneMetrics(scene: scene, output: outputs[1])
+      #expect(m.erleBefore >= 25 && m.erleAfter >= 25)
+      #expect(m.doubleTalkSISDR >= 15)
+      #expect(abs(m.talkerLevel) <= 1)
+      print(
+        "two recorders' files, mic 50 ppm fast: as recorded ERLE \(before) dB over 3-6 s,"
+          + " reported \(readings[0] ?? .nan) ppm; with --mic-drift ERLE \(m.erleBefore) /"
+          + " \(m.erleAfter) dB, double talk \(m.doubleTalkSISDR) dB")
+    }
+  }
+}
