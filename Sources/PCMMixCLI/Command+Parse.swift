@@ -133,7 +133,7 @@ extension Command {
       case "--app-gain": options.appGainDB = try rest.gain(for: arg)
       case "--mic-gain": options.micGainDB = try rest.gain(for: arg)
       case "--pad": options.pad = true
-      case "--mic-drift": options.micDriftPPM = try rest.number(for: arg, -1_000...1_000, "ppm")
+      case "--mic-drift": (options.micDriftPPM, options.micDriftFromEcho) = try rest.micDrift()
       case "--echo-cancel": options.echoCancellation = EchoCancellation()
       case "--duck": options.ducking = try rest.ducking()
       case "--stems": options.stems = try rest.value(for: arg)
@@ -154,6 +154,9 @@ extension Command {
     guard let output else { throw .usage("mix needs -o OUTPUT") }
     if app == "-" && mic == "-" { throw .usage("only one input can be standard input") }
     if options.loudness != nil && output == "-" { throw .usage(Self.loudnessToStdout) }
+    if options.micDriftFromEcho && (app == "-" || mic == "-") {
+      throw .usage("--mic-drift auto reads both inputs twice; standard input can be read once")
+    }
     options.app = InputSpec(path: app, format: appFormat)
     options.mic = InputSpec(path: mic, format: micFormat)
     options.output = output
@@ -249,6 +252,15 @@ struct Arguments {
   mutating func next() -> String? { args.popFirst() }
 
   /// `--duck [DEPTH_DB]`: the ducking, with the depth when the next argument is a number.
+  /// `--mic-drift`'s value: parts per million, -1000 … 1000, or `auto` (read from the inputs).
+  mutating func micDrift() throws(CLIError) -> (ppm: Double, auto: Bool) {
+    if args.first == "auto" {
+      args.removeFirst()
+      return (0, true)
+    }
+    return (try number(for: "--mic-drift", -1_000...1_000, "auto or ppm"), false)
+  }
+
   mutating func ducking() throws(CLIError) -> Ducking {
     var d = Ducking()
     if let v = args.first, let depth = Double(v) {

@@ -104,6 +104,9 @@ package struct MixOptions: Equatable, Sendable {
   /// How many parts per million the mic input's clock runs fast against the app input's
   /// (`--mic-drift`; negative: slow): the mic is resampled onto the app's clock. 0: as it is.
   package var micDriftPPM = 0.0
+  /// Whether ``micDriftPPM`` is read from the inputs first (`--mic-drift auto`): the drift the
+  /// echo canceller follows over a first pass (see `readMicDrift`).
+  package var micDriftFromEcho = false
   /// The output sample type (`--format`: `s16`, the default, or `f32`).
   package var sampleType: SampleType = .s16
   /// The resampler (`--resampler`).

@@ -51,9 +51,10 @@ package enum Help {
                       [--loudness LUFS [--true-peak DB]]
       pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ] [--policy POLICY]
                   [--ceiling DB] [--fade MS] [--app-gain DB] [--mic-gain DB] [--pad]
-                  [--mic-drift PPM] [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
-                  [--resampler NAME] [--phase PHASE] [--echo-cancel] [--duck [DEPTH_DB]]
-                  [--stems DIR] [--loudness LUFS [--true-peak DB]] [--report FILE.json] [--json]
+                  [--mic-drift PPM|auto] [--format s16|f32] [--app-format SPEC]
+                  [--mic-format SPEC] [--resampler NAME] [--phase PHASE] [--echo-cancel]
+                  [--duck [DEPTH_DB]] [--stems DIR] [--loudness LUFS [--true-peak DB]]
+                  [--report FILE.json] [--json]
       pcm-mix demo [-o OUTPUT]
       pcm-mix replay [--app RAW --app-log CSV] [--mic RAW --mic-log CSV] -o OUTPUT [--pull MS]
                      [--latency MS] [--policy POLICY] [--ceiling DB] [--fade MS]
@@ -125,7 +126,7 @@ package enum Help {
   static let mix = """
     usage: pcm-mix mix --app INPUT --mic INPUT -o OUTPUT [--rate HZ]
                        [--policy average|saturate|limit] [--ceiling DB] [--fade MS]
-                       [--app-gain DB] [--mic-gain DB] [--pad] [--mic-drift PPM]
+                       [--app-gain DB] [--mic-gain DB] [--pad] [--mic-drift PPM|auto]
                        [--format s16|f32] [--app-format SPEC] [--mic-format SPEC]
                        [--resampler NAME] [--phase linear|minimum|capture] [--echo-cancel]
                        [--duck [DEPTH_DB]] [--stems DIR] [--loudness LUFS [--true-peak DB]]
@@ -148,6 +149,9 @@ package enum Help {
     mic is resampled onto the app's clock, so that it stays where the app is on the output's
     timeline (at 50 ppm it would slide 3 ms a minute). With --echo-cancel and an echo in the
     mic, the report's "echo" reads that drift ("micDriftPPM", once the canceller follows it).
+    --mic-drift auto reads it first, in a pass of the echo canceller over both files (they are
+    read twice, so neither can be standard input); with no echo of the app in the mic there is
+    nothing to read it from, and a warning says the mix went as recorded.
 
     --echo-cancel takes the app's echo out of the mic (the app played on a loudspeaker and
     recorded again), with the app's audio at the same output position as the reference: a

@@ -12,13 +12,12 @@ import PCMMix
 /// input (the larger resampling job, stereo) is read and resampled on a thread of its own
 /// (``ChainThread``), a few reads ahead; the same frames reach the mixer in the same steps.
 func mix(_ options: MixOptions, console: Console) throws(CLIError) {
-  var app = try InputFile.open(options.app)
-  // The app input goes to the reading thread once the run starts; until then it is closed here.
-  var appReader: ChainThread?
-  defer {
-    if let appReader { app = appReader.join() }
-    app.close()
+  var options = options
+  if options.micDriftFromEcho {
+    options.micDriftPPM = try readMicDrift(options, console: console)
   }
+  var app = try InputFile.open(options.app)
+  defer { app.close() }
   var mic = try InputFile.open(options.mic)
   defer { mic.close() }
   try options.checkRates(app: app, mic: mic)
@@ -30,7 +29,7 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
   var stems: StemFiles?
   do throws(CLIError) {
     let maxFrames = MixSession.maxOutputFrames(app: app, mic: mic, options)
-    var sink = try WriterSink.open(
+    var sink: WriterSink? = try WriterSink.open(
       output, rate: options.rate, channels: 2, type: options.sampleType, maxFrames: maxFrames)
     var session = MixSession(options: options, app: app.format, mic: mic.format)
     defer { session.deallocate() }
@@ -40,20 +39,10 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
         maxFrames: maxFrames)
       session.stems = stems
     }
-    let reader = ChainThread(
-      input: app, chain: session.makeChain(), readFrames: MixSession.readFrames(app.format),
-      threaded: ChainThread.hasSpareProcessor)
-    appReader = reader
-    reader.start()
-    let total = app.expectedFrames.map { $0 * options.rate / app.format.sampleRate }
-    var progress = Progress(console, "mixing", total: total)
-    // Cleared on failure too, so that an error line starts at the left margin.
-    defer { progress.end() }
-    try session.run(app: reader, mic: &mic, into: &sink, path: options.output, progress: &progress)
-    try sink.finish(options.output)
+    try session.run(
+      app: &app, mic: &mic, into: &sink, path: options.output, console: console, label: "mixing")
+    try sink?.finish(options.output)
     try session.stems?.finish()
-    app = reader.join()
-    appReader = nil
     if options.report != nil || options.json {
       report = session.report(options: options).rendered() + "\n"
       try reportFile?.write(report)
@@ -70,6 +59,39 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
   if options.json { console.err(report) }
   app.warnIfReadShort(console)
   mic.warnIfReadShort(console)
+}
+
+/// `--mic-drift auto`: a first pass over both inputs with the echo canceller and no output;
+/// the drift between them is the one the canceller follows at the end
+/// (``EchoStatistics/micDriftPPM``), 0 where it follows none. With no echo of the app found in
+/// the mic there is nothing to read it from: a warning says so, and the mix goes as recorded.
+func readMicDrift(_ options: MixOptions, console: Console) throws(CLIError) -> Double {
+  var probe = MixOptions(app: options.app, mic: options.mic, output: options.output)
+  probe.rate = options.rate
+  probe.resampler = options.resampler
+  probe.phase = options.phase
+  probe.echoCancellation = EchoCancellation()
+  var app = try InputFile.open(probe.app)
+  defer { app.close() }
+  var mic = try InputFile.open(probe.mic)
+  defer { mic.close() }
+  try probe.checkRates(app: app, mic: mic)
+  var session = MixSession(options: probe, app: app.format, mic: mic.format)
+  defer { session.deallocate() }
+  var discard: WriterSink?
+  try session.run(
+    app: &app, mic: &mic, into: &discard, path: probe.output, console: console,
+    label: "reading the mic's drift")
+  let statistics = session.echo?.canceller.statistics ?? EchoStatistics()
+  if statistics.isBypassed {
+    console.err(
+      CLIError(
+        .data, probe.mic.path,
+        "warning: --mic-drift auto found no echo of the app in the mic to read a drift from;"
+          + " mixed as recorded"
+      ).line + "\n")
+  }
+  return statistics.micDriftPPM ?? 0
 }
 
 extension MixOptions {
@@ -98,11 +120,30 @@ extension MixSession {
       : [appFrames, micFrames].compactMap { $0 }.min()
   }
 
+  /// Runs the mix on `app`, read and resampled on a thread of its own (``ChainThread``), which
+  /// hands it back at the end, and `mic`, into `sink` (`nil`: nothing written), with a progress
+  /// line labelled `label` on a terminal.
+  mutating func run(
+    app: inout InputFile, mic: inout InputFile, into sink: inout WriterSink?, path: String,
+    console: Console, label: String
+  ) throws(CLIError) {
+    let reader = ChainThread(
+      input: app, chain: makeChain(), readFrames: Self.readFrames(app.format),
+      threaded: ChainThread.hasSpareProcessor)
+    reader.start()
+    defer { app = reader.join() }
+    let total = app.expectedFrames.map { $0 * rate / app.format.sampleRate }
+    var progress = Progress(console, label, total: total)
+    // Cleared on failure too, so that an error line starts at the left margin.
+    defer { progress.end() }
+    try run(app: reader, mic: &mic, into: &sink, path: path, progress: &progress)
+  }
+
   /// Reads both sides in step and mixes until both are done. A side is read again once it
   /// holds nothing it could hand over (with fades, its last frames wait until the next read
   /// says whether it has ended).
   mutating func run(
-    app reader: ChainThread, mic: inout InputFile, into sink: inout WriterSink, path: String,
+    app reader: ChainThread, mic: inout InputFile, into sink: inout WriterSink?, path: String,
     progress: inout Progress
   ) throws(CLIError) {
     while !isDone {
@@ -263,7 +304,7 @@ struct MixSession {
   /// Equal counts go into both mixer inputs and are mixed at once, so the mixer never sees one
   /// side ahead of the other: its stall handling (meant for live capture, where it emits a
   /// side that runs ahead against silence) never comes into play, whatever the chains' bursts.
-  mutating func drain(into sink: inout WriterSink, path: String) throws(CLIError) {
+  mutating func drain(into sink: inout WriterSink?, path: String) throws(CLIError) {
     // With fades, an input's last frames wait until it is known to have ended.
     var appReady = appDone ? appStaged.frames : max(0, appStaged.frames - fade.frames)
     var micReady = micDone ? micStaged.frames : max(0, micStaged.frames - fade.frames)
@@ -292,11 +333,11 @@ struct MixSession {
       while true {
         let mixed = mixer.mix(into: mixBuffer)
         if mixed == 0 { break }
-        sink.append(UnsafeBufferPointer(rebasing: mixBuffer[..<(mixed * 2)]))
+        sink?.append(UnsafeBufferPointer(rebasing: mixBuffer[..<(mixed * 2)]))
         framesOut += mixed
       }
     }
-    try sink.check(path)
+    try sink?.check(path)
     try stems?.check()
   }
 
@@ -371,6 +412,7 @@ struct MixSession {
           ("fadeMs", .double(options.fadeMilliseconds)), ("pad", .bool(options.pad)),
           ("appGainDB", .double(options.appGainDB)), ("micGainDB", .double(options.micGainDB)),
           ("micDriftPPM", .double(options.micDriftPPM)),
+          ("micDriftFromEcho", .bool(options.micDriftFromEcho)),
           ("resampler", .string(options.resampler.spelling)),
           ("phase", .string(options.phase.rawValue)),
         ])
