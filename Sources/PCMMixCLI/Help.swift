@@ -149,9 +149,9 @@ package enum Help {
     mic is resampled onto the app's clock, so that it stays where the app is on the output's
     timeline (at 50 ppm it would slide 3 ms a minute). With --echo-cancel and an echo in the
     mic, the report's "echo" reads that drift ("micDriftPPM", once the canceller follows it).
-    --mic-drift auto reads it first, in a pass of the echo canceller over both files (they are
-    read twice, so neither can be standard input); with no echo of the app in the mic there is
-    nothing to read it from, and a warning says the mix went as recorded.
+    --mic-drift auto reads it first from the app's echo in the mic, in a pass over both files
+    (they are read twice, so neither can be standard input); with no echo of the app in the mic
+    there is nothing to read it from, and a warning says the mix went as recorded.
 
     --echo-cancel takes the app's echo out of the mic (the app played on a loudspeaker and
     recorded again), with the app's audio at the same output position as the reference: a

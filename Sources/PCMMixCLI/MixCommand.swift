@@ -78,11 +78,24 @@ func readMicDrift(_ options: MixOptions, console: Console) throws(CLIError) -> D
   try probe.checkRates(app: app, mic: mic)
   var session = MixSession(options: probe, app: app.format, mic: mic.format)
   defer { session.deallocate() }
+  if let frames = MixSession.maxOutputFrames(app: app, mic: mic, probe) {
+    let lags = Int(EchoCancellation().maximumDelay * Double(probe.rate)) + 1_024
+    session.echo?.windows = DriftWindows(frames: frames, rate: probe.rate, maximumDelay: lags)
+  }
   var discard: WriterSink?
   try session.run(
     app: &app, mic: &mic, into: &discard, path: probe.output, console: console,
     label: "reading the mic's drift")
   let statistics = session.echo?.canceller.statistics ?? EchoStatistics()
+  // The fine reading, where it agrees with the canceller's (under the 12 ppm the canceller
+  // needs to read a drift at all where it follows none).
+  if !statistics.isBypassed, let windows = session.echo?.windows,
+    let fine = windows.drift(
+      agreeingWith: statistics.micDriftPPM ?? 0,
+      within: statistics.micDriftPPM == nil ? 12 : DriftWindows.agreement)
+  {
+    return fine * 1e6
+  }
   if statistics.isBypassed {
     console.err(
       CLIError(

@@ -18,6 +18,8 @@ struct StagedEcho {
   var micMid: [Float]
   var appMid: [Float]
   var clean: [Float]
+  /// `--mic-drift auto`'s windows of both mids, where it reads the drift (nil: none kept).
+  var windows: DriftWindows?
 
   init(rate: Int, settings: EchoCancellation, corrects: Bool = true, ducking: Ducking? = nil) {
     // Only cleaning the mic needs the suppressor's look-ahead; the detector alone does not.
@@ -49,6 +51,7 @@ struct StagedEcho {
         micMid[i] = mic.mid(p + i - micFirst, below: micLength - micFirst)
         appMid[i] = app.mid(p + i - appFirst, below: appLength - appFirst)
       }
+      windows?.note(position: p, app: appMid, mic: micMid, frames: h)
       micMid.withUnsafeBufferPointer { m in
         appMid.withUnsafeBufferPointer { a in
           clean.withUnsafeMutableBufferPointer {
