@@ -251,7 +251,6 @@ struct Arguments {
 
   mutating func next() -> String? { args.popFirst() }
 
-  /// `--duck [DEPTH_DB]`: the ducking, with the depth when the next argument is a number.
   /// `--mic-drift`'s value: parts per million, -1000 … 1000, or `auto` (read from the inputs).
   mutating func micDrift() throws(CLIError) -> (ppm: Double, auto: Bool) {
     if args.first == "auto" {
@@ -261,6 +260,7 @@ struct Arguments {
     return (try number(for: "--mic-drift", -1_000...1_000, "auto or ppm"), false)
   }
 
+  /// `--duck [DEPTH_DB]`: the ducking, with the depth when the next argument is a number.
   mutating func ducking() throws(CLIError) -> Ducking {
     var d = Ducking()
     if let v = args.first, let depth = Double(v) {

@@ -151,7 +151,10 @@ package enum Help {
     mic, the report's "echo" reads that drift ("micDriftPPM", once the canceller follows it).
     --mic-drift auto reads it first from the app's echo in the mic, in a pass over both files
     (they are read twice, so neither can be standard input); with no echo of the app in the mic
-    there is nothing to read it from, and a warning says the mix went as recorded.
+    there is nothing to read it from, and a warning says the mix went as recorded. The echo
+    slides by the loudspeaker's clock against the mic's: that is the files' drift when the app
+    file was recorded on the clock that played it, not when the loudspeaker has a clock of its
+    own (Bluetooth), where the files may share one: then give no --mic-drift.
 
     --echo-cancel takes the app's echo out of the mic (the app played on a loudspeaker and
     recorded again), with the app's audio at the same output position as the reference: a
