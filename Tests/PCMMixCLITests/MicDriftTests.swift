@@ -100,6 +100,29 @@ import Testing
     }
   }
 
+  /// The reading pass runs at 48 kHz whatever `--rate` says: at 16 kHz the canceller followed
+  /// none of a 50 ppm drift over two minutes, and `auto` took out nothing.
+  @Test func autoReadsTheDriftWhateverTheOutputRate() throws {
+    let scene = try EchoScene(
+      content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false,
+      assets: EchoCommandTests.assets)
+    let ppm = 50.0
+    let frames = Int(Double(scene.mic.count) * (1 + ppm * 1e-6))
+    let mic = EchoScene.resampled(scene.mic, by: 1 / (1 + ppm * 1e-6), count: frames)
+    try withTempDir { dir in
+      try writeFile("\(dir)/app.wav", EchoCommandTests.floatWAV(scene.app))
+      try writeFile("\(dir)/mic.wav", EchoCommandTests.floatWAV(mic))
+      cliOK([
+        "mix", "--app", "\(dir)/app.wav", "--mic", "\(dir)/mic.wav", "-o", "\(dir)/out.wav",
+        "--rate", "16000", "--mic-drift", "auto", "--report", "\(dir)/report.json",
+      ])
+      let report = try JSONSerialization.jsonObject(with: Data(try readFile("\(dir)/report.json")))
+      let settings = (report as? [String: Any])?["settings"] as? [String: Any]
+      let used = try #require(settings?["micDriftPPM"] as? Double)
+      #expect(abs(used - ppm) < 0.5, "auto at 16 kHz used \(used) ppm")
+    }
+  }
+
   /// Two recorders' files with the app's echo in the mic: the whole mic file (the echo, the
   /// talker, the room) on a clock 50 ppm fast, speech 30 ms RT60 0.2 s. As recorded, the
   /// canceller follows the echo only once it has read the drift, and the report gives that
