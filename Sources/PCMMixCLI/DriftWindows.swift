@@ -61,7 +61,7 @@ struct DriftWindows {
     guard room >= Self.fewest * n, let fft = RealFFT(count: 2 * n) else { return nil }
     count = min(Self.most, room / n + 1)
     spacing = room / (count - 1)
-    self.maximumDelay = min(maximumDelay, n - 2)
+    self.maximumDelay = max(2, min(maximumDelay, n - 2))
     self.fft = fft
     mids = [Float](repeating: 0, count: 2 * n)
     delays = [Double](repeating: .nan, count: count)

@@ -12,6 +12,20 @@ import Testing
 @Suite struct MicDriftTests {
   static let markers = (0..<30).map { 0.5 + Double($0) }
 
+  /// The drift of ``twoRecorders``' mic file (ppm).
+  static let twoRecordersPPM = 50.0
+  /// Speech 30 ms RT60 0.2 s as two recorders' files: the scene, and its whole mic (the echo,
+  /// the talker, the room) on a clock ``twoRecordersPPM`` fast. Made once for the tests that
+  /// use it (the resampling takes seconds in a Debug build).
+  static let twoRecorders = Result { () throws -> (EchoScene, [Float]) in
+    let scene = try EchoScene(
+      content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false,
+      assets: EchoCommandTests.assets)
+    let ratio = 1 + twoRecordersPPM * 1e-6
+    let frames = Int(Double(scene.mic.count) * ratio)
+    return (scene, EchoScene.resampled(scene.mic, by: 1 / ratio, count: frames))
+  }
+
   /// Writes `source`'s signal as a mono float32 WAV file at nominal rate `rate`, `seconds` of
   /// host time long: frame j holds the signal at host time j / its true rate.
   static func write(_ source: SimulatedSource, rate: Int, seconds: Double, to path: String) throws {
@@ -103,12 +117,8 @@ import Testing
   /// The reading pass runs at 48 kHz whatever `--rate` says: at 16 kHz the canceller followed
   /// none of a 50 ppm drift over two minutes, and `auto` took out nothing.
   @Test func autoReadsTheDriftWhateverTheOutputRate() throws {
-    let scene = try EchoScene(
-      content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false,
-      assets: EchoCommandTests.assets)
-    let ppm = 50.0
-    let frames = Int(Double(scene.mic.count) * (1 + ppm * 1e-6))
-    let mic = EchoScene.resampled(scene.mic, by: 1 / (1 + ppm * 1e-6), count: frames)
+    let (scene, mic) = try Self.twoRecorders.get()
+    let ppm = Self.twoRecordersPPM
     try withTempDir { dir in
       try writeFile("\(dir)/app.wav", EchoCommandTests.floatWAV(scene.app))
       try writeFile("\(dir)/mic.wav", EchoCommandTests.floatWAV(mic))
@@ -129,12 +139,8 @@ import Testing
   /// reading (`"micDriftPPM"`); with `--mic-drift` the mic is on the app's clock from the
   /// first frame, and the scene's figures are those of a mic with no drift.
   @Test func anEchoInTwoRecordersFilesIsCancelledFromTheStart() throws {
-    let scene = try EchoScene(
-      content: .speech, outputLatency: 0.03, room: "rt02", nonlinear: false,
-      assets: EchoCommandTests.assets)
-    let ppm = 50.0
-    let frames = Int(Double(scene.mic.count) * (1 + ppm * 1e-6))
-    let mic = EchoScene.resampled(scene.mic, by: 1 / (1 + ppm * 1e-6), count: frames)
+    let (scene, mic) = try Self.twoRecorders.get()
+    let ppm = Self.twoRecordersPPM
     try withTempDir { dir in
       try writeFile("\(dir)/app.wav", EchoCommandTests.floatWAV(scene.app))
       try writeFile("\(dir)/mic.wav", EchoCommandTests.floatWAV(mic))
