@@ -72,7 +72,8 @@ func readMicDrift(_ options: MixOptions, console: Console) throws(CLIError) -> D
   probe.rate = 48_000
   probe.resampler = options.resampler
   probe.phase = options.phase
-  probe.echoCancellation = EchoCancellation()
+  let settings = EchoCancellation()
+  probe.echoCancellation = settings
   var app = try InputFile.open(probe.app)
   defer { app.close() }
   var mic = try InputFile.open(probe.mic)
@@ -81,7 +82,7 @@ func readMicDrift(_ options: MixOptions, console: Console) throws(CLIError) -> D
   var session = MixSession(options: probe, app: app.format, mic: mic.format)
   defer { session.deallocate() }
   if let frames = MixSession.maxOutputFrames(app: app, mic: mic, probe) {
-    let lags = Int(EchoCancellation().maximumDelay * Double(probe.rate)) + 1_024
+    let lags = Int(settings.maximumDelay * Double(probe.rate)) + 1_024
     session.echo?.windows = DriftWindows(frames: frames, rate: probe.rate, maximumDelay: lags)
   }
   var discard: WriterSink?

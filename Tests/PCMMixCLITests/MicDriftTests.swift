@@ -26,6 +26,23 @@ import Testing
     return (scene, EchoScene.resampled(scene.mic, by: 1 / ratio, count: frames))
   }
 
+  /// Runs `body` with ``twoRecorders``' files written as `DIR/app.wav` and `DIR/mic.wav` in a
+  /// temporary folder `DIR`, and the scene.
+  static func withTwoRecordersFiles(_ body: (String, EchoScene) throws -> Void) throws {
+    let (scene, mic) = try twoRecorders.get()
+    try withTempDir { dir in
+      try writeFile("\(dir)/app.wav", EchoCommandTests.floatWAV(scene.app))
+      try writeFile("\(dir)/mic.wav", EchoCommandTests.floatWAV(mic))
+      try body(dir, scene)
+    }
+  }
+
+  /// The number at `object`.`key` of the JSON report at `path` (nil where it is null).
+  static func reported(_ path: String, _ object: String, _ key: String) throws -> Double? {
+    let report = try JSONSerialization.jsonObject(with: Data(try readFile(path)))
+    return ((report as? [String: Any])?[object] as? [String: Any])?[key] as? Double
+  }
+
   /// Writes `source`'s signal as a mono float32 WAV file at nominal rate `rate`, `seconds` of
   /// host time long: frame j holds the signal at host time j / its true rate.
   static func write(_ source: SimulatedSource, rate: Int, seconds: Double, to path: String) throws {
@@ -130,18 +147,13 @@ import Testing
   /// The reading pass runs at 48 kHz whatever `--rate` says: at 16 kHz the canceller followed
   /// none of a 50 ppm drift over two minutes, and `auto` took out nothing.
   @Test func autoReadsTheDriftWhateverTheOutputRate() throws {
-    let (scene, mic) = try Self.twoRecorders.get()
     let ppm = Self.twoRecordersPPM
-    try withTempDir { dir in
-      try writeFile("\(dir)/app.wav", EchoCommandTests.floatWAV(scene.app))
-      try writeFile("\(dir)/mic.wav", EchoCommandTests.floatWAV(mic))
+    try Self.withTwoRecordersFiles { dir, _ in
       cliOK([
         "mix", "--app", "\(dir)/app.wav", "--mic", "\(dir)/mic.wav", "-o", "\(dir)/out.wav",
         "--rate", "16000", "--mic-drift", "auto", "--report", "\(dir)/report.json",
       ])
-      let report = try JSONSerialization.jsonObject(with: Data(try readFile("\(dir)/report.json")))
-      let settings = (report as? [String: Any])?["settings"] as? [String: Any]
-      let used = try #require(settings?["micDriftPPM"] as? Double)
+      let used = try #require(try Self.reported("\(dir)/report.json", "settings", "micDriftPPM"))
       #expect(abs(used - ppm) < 0.5, "auto at 16 kHz used \(used) ppm")
     }
   }
@@ -152,11 +164,9 @@ import Testing
   /// reading (`"micDriftPPM"`); with `--mic-drift` the mic is on the app's clock from the
   /// first frame, and the scene's figures are those of a mic with no drift.
   @Test func anEchoInTwoRecordersFilesIsCancelledFromTheStart() throws {
-    let (scene, mic) = try Self.twoRecorders.get()
+    let mic = try Self.twoRecorders.get().1
     let ppm = Self.twoRecordersPPM
-    try withTempDir { dir in
-      try writeFile("\(dir)/app.wav", EchoCommandTests.floatWAV(scene.app))
-      try writeFile("\(dir)/mic.wav", EchoCommandTests.floatWAV(mic))
+    try Self.withTwoRecordersFiles { dir, scene in
       var outputs: [[Float]] = []
       var readings: [Double?] = []
       var settings: [Double?] = []
@@ -168,11 +178,8 @@ import Testing
             "--echo-cancel", "--stems", run, "--format", "f32", "--report", "\(run).json",
           ] + extra)
         outputs.append(try EchoCommandTests.mid("\(run)/mic.wav"))
-        let report = try JSONSerialization.jsonObject(with: Data(try readFile("\(run).json")))
-        let echo = (report as? [String: Any])?["echo"] as? [String: Any]
-        readings.append(echo?["micDriftPPM"] as? Double)
-        let used = (report as? [String: Any])?["settings"] as? [String: Any]
-        settings.append(used?["micDriftPPM"] as? Double)
+        readings.append(try Self.reported("\(run).json", "echo", "micDriftPPM"))
+        settings.append(try Self.reported("\(run).json", "settings", "micDriftPPM"))
       }
       // As recorded: the canceller read the drift, and before it did, the echo slid. With the
       // mic on the app's clock it reads none.
