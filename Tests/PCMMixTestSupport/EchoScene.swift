@@ -532,16 +532,16 @@ extension EchoScene {
   }
 
   /// `mic` through the canceller with `app` as its reference, block by block (see
-  /// ``cancelled(_:kernels:lookahead:talkerHold:uncertaintyShare:talkerWeight:)``): its output,
-  /// aligned with the mic, and its statistics.
+  /// ``cancelled(_:kernels:lookahead:talkerHold:uncertaintyShare:talkerWeight:)``), both at
+  /// `rate`: its output, aligned with the mic, and its statistics.
   package static func cancel(
     mic: [Float], app: [Float], _ settings: EchoCancellation = EchoCancellation(),
     kernels: EchoKernels = .c, lookahead: Int? = nil, talkerHold: Int? = nil,
-    uncertaintyShare: Float? = nil, talkerWeight: Float? = nil,
+    uncertaintyShare: Float? = nil, talkerWeight: Float? = nil, rate: Int = Self.rate,
     eachBlock: ((EchoStatistics) -> Void)? = nil
   ) -> (output: [Float], statistics: EchoStatistics) {
     var canceller = EchoCanceller(
-      rate: Self.rate, settings: settings, kernels: kernels, lookahead: lookahead,
+      rate: rate, settings: settings, kernels: kernels, lookahead: lookahead,
       talkerHold: talkerHold, uncertaintyShare: uncertaintyShare, talkerWeight: talkerWeight)
     let h = canceller.hop
     let late = canceller.latency
@@ -860,5 +860,49 @@ extension EchoScene {
       }
     }
     return out
+  }
+}
+
+extension EchoScene {
+  /// `x` (at `from` Hz) converted to `to` Hz by the library's ``PolyphaseResampler``, its delay
+  /// taken off: sample `i` out stands at `i / to` seconds, as sample `i` in at `i / from`.
+  public static func converted(_ x: [Float], from: Int, to: Int) -> [Float] {
+    guard from != to else { return x }
+    var r = PolyphaseResampler(inputRate: from, outputRate: to, channelCount: 1)
+    var drop = r.latency - r.skipLatency()
+    let count = Int((Double(x.count) * Double(to) / Double(from)).rounded())
+    var out = [Float](repeating: 0, count: r.maxOutputFrames(forInputFrames: x.count) + 4_096)
+    var produced = x.withUnsafeBufferPointer { x in
+      out.withUnsafeMutableBufferPointer { r.process(x, into: $0).produced }
+    }
+    while true {
+      let more = out.withUnsafeMutableBufferPointer { o in
+        r.flush(into: UnsafeMutableBufferPointer(rebasing: o[produced...]))
+      }
+      if more == 0 { break }
+      produced += more
+    }
+    drop = min(drop, produced)
+    let aligned = Array(out[drop..<produced])
+    return Array((aligned + [Float](repeating: 0, count: max(0, count - aligned.count)))[0..<count])
+  }
+
+  /// The scene as a pipeline at `rate` hears it: each of its signals to `rate` and back to
+  /// 48 kHz (band-limited to `rate` / 2, on the same timeline), so that its metrics measure
+  /// a canceller run at `rate` against what that band holds.
+  public func bandLimited(to rate: Int) -> EchoScene {
+    EchoScene(self) {
+      Self.converted(Self.converted($0, from: Self.rate, to: rate), from: rate, to: Self.rate)
+    }
+  }
+
+  init(_ other: EchoScene, _ map: ([Float]) -> [Float]) {
+    (name, content, outputLatency, room) = (
+      other.name, other.content, other.outputLatency, other.room
+    )
+    (nonlinear, headphones) = (other.nonlinear, other.headphones)
+    (app, echo, talker, noise, mic) = (
+      map(other.app), map(other.echo), map(other.talker), map(other.noise), map(other.mic)
+    )
   }
 }

@@ -8,7 +8,7 @@ import Testing
   /// Lags every 36 blocks moving 0.1 frame a block (about 390 ppm at 256 frames a block):
   /// nothing read before they span 1,000 blocks, then the slope, exactly.
   @Test func aSteadyMoveIsReadOnceTheLagsSpanEnough() throws {
-    var trend = LagTrend()
+    var trend = LagTrend(rate: 48_000)
     var readings: [Double?] = []
     for i in 0..<40 {
       let block = 36 * i
@@ -25,7 +25,7 @@ import Testing
   /// out; `LagTrend.restart` in a row start a new line there, which reads nothing until it
   /// spans enough again. One lag on the line between two runs keeps the line.
   @Test func lagsOffTheLineAreLeftOutUntilTheyStayOff() throws {
-    var trend = LagTrend()
+    var trend = LagTrend(rate: 48_000)
     var block = 0
     func add(_ lag: Double) {
       trend.add(block: block, lag: lag)
@@ -46,7 +46,7 @@ import Testing
   /// Lags older than the window are dropped: a move that stopped is read as stopped once the
   /// window holds only lags after it.
   @Test func theWindowForgetsOldLags() throws {
-    var trend = LagTrend()
+    var trend = LagTrend(rate: 48_000)
     for i in 0..<200 {
       let block = 36 * i
       // Moving 0.01 frame a block for the first 3,600 blocks, then still.

@@ -72,7 +72,7 @@ package struct EchoCanceller {
   var driftHeard = 0
   var driftVotes = 0
   /// The delay search's lags over the last seconds (``LagTrend``), and its readings' votes.
-  var lagTrend = LagTrend()
+  var lagTrend: LagTrend
   var searchVotes = 0
   /// The block the Kalman filter's P was last set to its prior in (``resetCovariance()``).
   var covarianceReset = 0
@@ -152,6 +152,9 @@ package struct EchoCanceller {
   var pathProfile: [Float]
   /// The partition of the direct path in ``pathProfile`` (its largest weight).
   var directPartition = 0
+  /// Frames from the filters' first coefficient to the direct path (as the delay search last
+  /// placed it, less a block for each partition ``pushReference(_:_:)`` gave up since).
+  var directOffset = 0
   /// Whether the block before the input's holds a near-end voice (the suppressor's frame ends
   /// in the input's block; its look-ahead does not delay the verdict): what is left of the mic
   /// after the echo is more than the residual echo and the noise explain.
@@ -249,10 +252,14 @@ package struct EchoCanceller {
     spectrumCount = 0
     warp = ReferenceWarp(hop: 256)
     driftSnapshot = [Float](repeating: 0, count: Self.driftParts * 2 * 257)
+    driftInterval = Self.blocks(lasting: 200, rate: rate)
+    driftSettling = Self.blocks(lasting: 800, rate: rate)
+    lagTrend = LagTrend(rate: rate)
     let ring = lags + partitions + 2
     spectra = [Float](repeating: 0, count: ring * 2 * 257)
     estimator = EchoDelayEstimator(
-      rate: rate, maximumDelay: settings.maximumDelay, interval: 12, kernels: kernels)
+      rate: rate, maximumDelay: settings.maximumDelay,
+      interval: Self.blocks(lasting: 12, rate: rate), kernels: kernels)
     main = [Float](repeating: 0, count: partitions * 2 * 257)
     shadow = [Float](repeating: 0, count: partitions * 2 * 257)
     covariance = [Float](repeating: 0, count: partitions * 257)
@@ -316,6 +323,11 @@ package struct EchoCanceller {
   /// (``ResidualEchoSuppressor/talkerHoldSeconds``): 30 at 48 kHz.
   package static func talkerHoldBlocks(rate: Int) -> Int {
     blocks(in: ResidualEchoSuppressor.talkerHoldSeconds, rate: rate)
+  }
+  /// The blocks at `rate` that last as long as `blocks` at 48 kHz (the nearest whole number,
+  /// at least one): times the canceller was tuned on at 48 kHz, the same at every rate.
+  static func blocks(lasting blocks: Int, rate: Int) -> Int {
+    max(1, (blocks * rate + 24_000) / 48_000)
   }
   /// The nearest whole number of 256-frame blocks to `seconds` at `rate`.
   static func blocks(in seconds: Double, rate: Int) -> Int {
@@ -523,6 +535,15 @@ package struct EchoCanceller {
     // The ring's newest block moved by `pushed` while the mic moved by one: the filters read
     // it that much nearer (their coefficients stay where they are).
     let moved = delay + pushed - 1
+    if moved < 0 && spareFront > 0 {
+      // No delay left to give, but the filters' first partition holds none of the echo: it is
+      // given up instead (each partition takes the next's coefficients, exactly the filter it
+      // was on the ring a block later), and the delay stays 0.
+      shiftFilters(by: 1, keepingUncertainty: true)
+      directOffset -= h
+      shapePathProfile(lag: directOffset)
+      return refEnergy
+    }
     guard moved >= 0 && moved < lags else {
       // The echo now comes sooner than the filters can reach behind the warp's lag (a drift
       // that has gone on for minutes: at 20 ppm a block every 4.4 minutes), or later than the
@@ -595,7 +616,8 @@ package struct EchoCanceller {
   /// Partitions under a hundredth of the direct path's weight are left at 0 (1 % of the power,
   /// half the partitions: ``spreadReference(into:)`` skips them).
   mutating func shapePathProfile(lag: Int) {
-    let first = max(0, min(partitions - 1, (lag - delay * hop) / hop))
+    directOffset = lag - delay * hop
+    let first = max(0, min(partitions - 1, directOffset / hop))
     directPartition = first
     var level: Float = 1
     var total: Float = 0
@@ -1042,12 +1064,18 @@ package struct EchoCanceller {
   /// Partitions in ``trackDrift()``'s snapshot: the one before the direct path's and the
   /// three from it.
   static let driftParts = 4
-  /// Blocks between two readings of the drift (1.07 s).
-  static let driftInterval = 200
-  /// Blocks (4.3 s) after P is reset (``resetCovariance()``: the lock, a path change) before a
-  /// snapshot counts: a filter still converging turns its phases as a drift would (on music
-  /// 30 ms RT60 0.2 s, with no drift, readings of 28–75 ppm over 2–4 s started the warp).
-  static let driftSettling = 800
+  /// Blocks between two readings of the drift: 1.07 s (200 blocks at 48 kHz).
+  let driftInterval: Int
+  /// Blocks after P is reset (``resetCovariance()``: the lock, a path change) before a
+  /// snapshot counts: 4.3 s (800 blocks at 48 kHz). A filter still converging turns its phases
+  /// as a drift would (on music 30 ms RT60 0.2 s, with no drift, readings of 28–75 ppm over
+  /// 2–4 s started the warp).
+  ///
+  /// The drift's times were counted in blocks, which last three times as long at 16 kHz: there
+  /// a speech scene drifted 20 ppm (`anEchoOnAnotherClockIsFollowedAtOtherRates`) never started
+  /// the warp in a minute, and its later copies read 15.5–17.8 dB of ERLE and 12.6–12.8 dB
+  /// SI-SDR in double talk; at 24 kHz the warp started at 14.9 s.
+  let driftSettling: Int
   /// The drift (samples per sample) under which the warp is not started: at 5 ppm ERLE and
   /// double talk stay within 0.1 dB of no drift over two minutes; at 10 ppm ERLE after the
   /// path change read 26.1 dB in the first 20 s (30.8 with none).
@@ -1085,13 +1113,13 @@ package struct EchoCanceller {
   /// there; the delay search's reading (``followSearch(_:)``) starts the warp instead.
   mutating func trackDrift(heard: Bool) {
     if heard { driftHeard += 1 }
-    guard blockIndex - driftBlock >= Self.driftInterval else { return }
+    guard blockIndex - driftBlock >= driftInterval else { return }
     if let drift = lagTrend.drift(at: blockIndex, hop: hop) { followSearch(drift) }
     let n = bins
     let width = 2 * n
     let first = max(0, min(partitions - Self.driftParts, directPartition - 1))
     let valid =
-      driftBlock - covarianceReset >= Self.driftSettling && delay == driftDelay
+      driftBlock - covarianceReset >= driftSettling && delay == driftDelay
       && first == driftPart && lastReset == driftReset
       && statistics.pathChanges == driftPaths && !bypassed && echoSettled
       && driftHeard * 10 >= 8 * (blockIndex - driftBlock)
@@ -1139,6 +1167,15 @@ package struct EchoCanceller {
     }
   }
 
+  /// Whole partitions at the filters' start that hold none of the echo: what lies before the
+  /// direct path, less an eighth of a block for its onset (the placement's margin,
+  /// ``searchDelay(reference:mic:active:)``). The warp's start takes a block of delay
+  /// (``pushReference(_:_:)``); where the delay is 0 a spare partition gives it instead. The
+  /// start once needed a delay of 2 blocks, an echo 608 frames late or more: at 16 kHz an
+  /// output latency of 30 ms (the echo 496 frames late) left the delay at 0, and a loudspeaker
+  /// 20 ppm fast was never followed (`anEchoOnAnotherClockIsFollowedAtOtherRates`).
+  var spareFront: Int { max(0, (directOffset - hop / 8) / hop) }
+
   /// `ratio` kept within 500 ppm of 1: no pair of crystals is that far apart, and a reading
   /// past it is a filter thrown off, not a drift.
   static func warpRatio(_ ratio: Double) -> Double { max(1 - 5e-4, min(1 + 5e-4, ratio)) }
@@ -1152,9 +1189,9 @@ package struct EchoCanceller {
   }
 
   /// Starts the warp at 1 − `drift` (within ±500 ppm) once `votes` in a row reach `needed`,
-  /// while the filters have a block of delay to give.
+  /// while the filters have a block to give (of delay, or a spare partition: ``spareFront``).
   mutating func startWarp(after votes: Int, needed: Int, drift: Double) {
-    guard abs(votes) >= needed && delay >= 2 else { return }
+    guard abs(votes) >= needed && delay + spareFront >= 1 else { return }
     // The ring's frame holds the last two raw blocks: the history the first warped block
     // reaches back into.
     let ratio = Self.warpRatio(1 - drift)
@@ -1238,7 +1275,9 @@ package struct EchoCanceller {
 
   /// Moves both filters' partitions by `shift` blocks when the delay changes (the response
   /// stays where it is in time; what falls off either end is dropped, what comes in is zero).
-  mutating func shiftFilters(by shift: Int) {
+  /// P is set to its prior, or with `keepingUncertainty` moved with them (what comes in at its
+  /// prior).
+  mutating func shiftFilters(by shift: Int, keepingUncertainty: Bool = false) {
     let width = 2 * bins
     let count = partitions
     func move(_ filter: inout [Float]) {
@@ -1259,7 +1298,25 @@ package struct EchoCanceller {
     }
     move(&main)
     move(&shadow)
-    resetCovariance()
+    guard keepingUncertainty else { return resetCovariance() }
+    let n = bins
+    covariance.withUnsafeMutableBufferPointer { p in
+      let base = p.baseAddress!
+      for step in 0..<count {
+        let part = shift > 0 ? step : count - 1 - step
+        let from = part + shift
+        if from >= 0 && from < count {
+          (base + part * n).update(from: base + from * n, count: n)
+        } else {
+          // The prior, as ``resetCovariance()`` sets it.
+          var level = Self.initialCovariance
+          for _ in 0..<part { level *= Self.covarianceDecay }
+          (base + part * n).update(repeating: level, count: n)
+        }
+      }
+    }
+    // The drift's snapshot no longer lies where the filter's partitions do.
+    driftDelay = -1
   }
 
   /// Watches what the filter leaves of the echo where the echo is alone: a level that jumps

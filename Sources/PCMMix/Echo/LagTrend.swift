@@ -16,9 +16,10 @@
 /// a reflection during double talk, or for a moment after the path changes); ``restart`` in a
 /// row start a new line from the last.
 struct LagTrend {
-  /// The blocks a line spans at most (10.7 s at 48 kHz), and at least to be read (5.3 s).
-  static let window = 2_000
-  static let shortest = 1_000
+  /// The blocks a line spans at most (10.7 s: 2,000 blocks at 48 kHz), and at least to be read
+  /// (5.3 s).
+  let window: Int
+  let shortest: Int
   /// Lags farther than this (frames) from the line are left out.
   static let tolerance = 8.0
   /// Lags off the line in a row (an analysis every 192 ms: about 2 s) that start a new line.
@@ -39,7 +40,10 @@ struct LagTrend {
   /// Lags off the line in a row.
   var outliers = 0
 
-  init() {
+  /// For blocks of 256 frames at `rate`.
+  init(rate: Int) {
+    window = EchoCanceller.blocks(lasting: 2_000, rate: rate)
+    shortest = EchoCanceller.blocks(lasting: 1_000, rate: rate)
     blocks = [Int](repeating: 0, count: Self.capacity)
     lags = [Double](repeating: 0, count: Self.capacity)
   }
@@ -92,7 +96,7 @@ struct LagTrend {
     }
     outliers = 0
     // Drop what lies beyond the window, or the oldest when full.
-    while count > 0 && (blocks[first] <= block - Self.window || count == Self.capacity) {
+    while count > 0 && (blocks[first] <= block - window || count == Self.capacity) {
       first = (first + 1) % Self.capacity
       count -= 1
     }
@@ -106,7 +110,7 @@ struct LagTrend {
   /// span ``shortest`` blocks, 20 lags or more; nil before.
   func drift(at block: Int, hop: Int) -> Double? {
     guard count >= 20,
-      let newest, newest.block - blocks[first] >= Self.shortest,
+      let newest, newest.block - blocks[first] >= shortest,
       let line = line(at: block)
     else { return nil }
     return line.slope / Double(hop)
