@@ -43,6 +43,11 @@ enum EchoBench {
 
   static func run(_ options: Options, report: Report, allocCounterWorks: Bool) {
     let cancellers = ["ours", "speexdsp", "webrtc"]
+    // `--filter echo/16-khz`: ``atVoiceRate(_:)``'s table alone (it runs with ours' too).
+    if report.wants(section: section, row: "16-khz") && !report.wants(section: section, row: "ours")
+    {
+      return atVoiceRate(report)
+    }
     guard report.wants(section: section, rows: cancellers + ["pipeline"]) else { return }
     let url = URL(fileURLWithPath: assets)
     guard var scenes = try? EchoScene.matrix(assets: url) else {
@@ -138,6 +143,7 @@ enum EchoBench {
         shiftedScenes(report)
         heldOutScenes(report)
         noisyRoom(report)
+        atVoiceRate(report)
       }
     }
     if report.wants(section: section, row: "pipeline") {
@@ -453,10 +459,7 @@ enum EchoBench {
     guard let scenes = matrix(appShift: 0, noiseDB: noisyRoomDB, skipping: "noisy-room") else {
       return
     }
-    let table = Table(columns: [
-      ("scene", 22), ("ERLE dB", 11), ("perfect", 11), ("conv s", 9), ("DT SI-SDR", 9),
-      ("perfect", 7), ("DT echo", 7), ("alone", 6), ("whole", 6),
-    ])
+    let table = Table(columns: roomColumns)
     table.start(
       "Ours on the same scenes in a room 15 dB noisier (white noise at \(fixed(noisyRoomDB, 0))"
         + " dBFS): ERLE before / after the path change and a perfect canceller's, seconds to"
@@ -466,19 +469,61 @@ enum EchoBench {
     for scene in scenes {
       let out = scene.cancelled().output
       if getenv("PCMMIX_ECHO_DUMP") != nil { dump(scene, "ours", out, tag: "noisy-") }
-      let m = EchoSceneMetrics(scene: scene, output: out)
-      let perfect = EchoSceneMetrics(
-        scene: scene, output: zip(scene.talker, scene.noise).map(+)
-      ).doubleTalkSISDR
-      table.row([
-        scene.name, erleCell(m), perfectCell(m), convergenceCell(m),
-        fixed(m.doubleTalkSISDR, 1), fixed(perfect, 1),
-        scene.headphones ? "-" : fixed(m.doubleTalkEchoReduction, 1),
-        fixed(min(m.talkerAloneSISDR, 99), 1), fixed(min(m.wholeSISDR, 99), 1),
-      ])
-      let name = "noisy-room/\(scene.name)"
-      recordEcho(m, as: name, report, againstReferences: true)
-      report.record(section, name, "dt_si_sdr_perfect", perfect, "dB")
+      table.row(measureRoom(scene, out, as: "noisy-room/\(scene.name)", report))
+    }
+  }
+
+  /// The columns of ``noisyRoom(_:)``'s and ``atVoiceRate(_:)``'s tables.
+  static let roomColumns = [
+    ("scene", 22), ("ERLE dB", 11), ("perfect", 11), ("conv s", 9), ("DT SI-SDR", 9),
+    ("perfect", 7), ("DT echo", 7), ("alone", 6), ("whole", 6),
+  ]
+
+  /// Measures `out` (ours, aligned with `scene`'s mic), records it as `name`, and returns its
+  /// row of ``roomColumns``: the echo figures, and the talker in double talk against a perfect
+  /// canceller's (the talker and the room's noise).
+  static func measureRoom(
+    _ scene: EchoScene, _ out: [Float], as name: String, _ report: Report
+  ) -> [String] {
+    let m = EchoSceneMetrics(scene: scene, output: out)
+    let perfect = EchoSceneMetrics(
+      scene: scene, output: zip(scene.talker, scene.noise).map(+)
+    ).doubleTalkSISDR
+    recordEcho(m, as: name, report, againstReferences: true)
+    report.record(section, name, "dt_si_sdr_perfect", perfect, "dB")
+    return [
+      scene.name, erleCell(m), perfectCell(m), convergenceCell(m),
+      fixed(m.doubleTalkSISDR, 1), fixed(perfect, 1),
+      scene.headphones ? "-" : fixed(m.doubleTalkEchoReduction, 1),
+      fixed(min(m.talkerAloneSISDR, 99), 1), fixed(min(m.wholeSISDR, 99), 1),
+    ]
+  }
+
+  /// The output rate of ``atVoiceRate(_:)``: a voice pipeline's (calls, transcription).
+  static let voiceRate = 16_000
+
+  /// Ours on the matrix with the pipeline at ``voiceRate`` (the canceller runs at the output
+  /// rate, and was tuned at 48 kHz): each scene's app and mic converted to it by the library's
+  /// resampler, the output converted back, measured against the scene band-limited the same
+  /// way (`EchoScene.bandLimited(to:)`), so a perfect canceller scores what the band holds.
+  /// One untimed run a scene, recorded as `16-khz/<scene>`.
+  static func atVoiceRate(_ report: Report) {
+    guard let scenes = matrix(appShift: 0, noiseDB: -60, skipping: "16 kHz") else { return }
+    let rate = voiceRate
+    let table = Table(columns: roomColumns)
+    table.start(
+      "Ours on the same scenes at a \(rate / 1000) kHz output (app and mic converted to it,"
+        + " measured against the scenes band-limited the same way): ERLE before / after the"
+        + " path change and a perfect canceller's, seconds to 20 dB from the start / the"
+        + " change, the talker in double talk (SI-SDR, and a perfect canceller's; echo reduction"
+        + " dB), the talker alone and the whole capture against the raw mic (SI-SDR dB)")
+    for scene in scenes {
+      let heard = scene.bandLimited(to: rate)
+      let (out, _) = EchoScene.cancel(
+        mic: EchoScene.converted(scene.mic, from: EchoScene.rate, to: rate),
+        app: EchoScene.converted(scene.app, from: EchoScene.rate, to: rate), rate: rate)
+      let back = EchoScene.converted(out, from: rate, to: EchoScene.rate)
+      table.row(measureRoom(heard, back, as: "16-khz/\(scene.name)", report))
     }
   }
 
