@@ -7,7 +7,7 @@
 /// var configuration = ClockedCapturePipeline.Configuration()
 /// configuration.echoCancellation = EchoCancellation()   // defaults: 0 … 300 ms, 200 ms filter
 /// ```
-/// What it does, block by block (256 frames at 48 kHz):
+/// What it does, block by block (256 frames at 48 kHz, 128 at 16 and 24 kHz):
 /// - **Delay search**, 0 … ``maximumDelay``: the reference and the mic cross-correlated at
 ///   every lag, each frequency weighted by how coherent the two are there, smoothed over about
 ///   half a second, from the first 192 ms of audio on; a lag is taken once its peak stands out

@@ -7,7 +7,8 @@ import CPCMMixCore
 /// allocated at creation.
 ///
 /// The linear part is a partitioned-block frequency-domain adaptive filter in overlap-save form:
-/// blocks of 256 frames, FFTs of 512, P partitions of the delayed reference's spectra. The main
+/// blocks of ``hop`` frames (256 at 32 kHz and up, 128 from 16 kHz: ``hop(rate:)``), FFTs of
+/// twice that, P partitions of the delayed reference's spectra. The main
 /// filter is a Kalman filter per bin (Enzner and Vary's FDKF, partitioned): its gain is
 /// `P·X* / (Σ P|X|² + 2·Ψ)`, `Ψ` the near end's power as the error shows it, so a voice over
 /// the app makes the step small; `P` grows back by the process noise `q|W|²`, larger in bins
@@ -28,9 +29,9 @@ import CPCMMixCore
 /// path change fell 1.8 dB on speech 30 ms RT60 0.5 s; with 16, every scene's echo figures
 /// stay within 0.1 dB of the whole filters'.
 package struct EchoCanceller {
-  package let hop = 256
-  let size = 512
-  let bins = 257
+  package let hop: Int
+  let size: Int
+  let bins: Int
   /// The frequency up to which the filters are whole (Hz).
   static let fullBand = 16_500.0
   /// The partitions the filters hold above ``fullBand``.
@@ -238,50 +239,54 @@ package struct EchoCanceller {
     talkerHold: Int? = nil, uncertaintyShare: Float? = nil, talkerWeight: Float? = nil
   ) {
     self.rate = rate
+    hop = Self.hop(rate: rate)
+    size = 2 * hop
+    bins = hop + 1
     self.settings = settings
     self.kernels = kernels
     talkerWeighting = max(0, talkerWeight ?? Self.talkerWeight)
-    fft = RealFFT(count: 512, kernels: kernels)!
-    partitions = max(2, Int((settings.filterLength * Double(rate) / 256).rounded(.up)))
-    let band = Int((Self.fullBand / (Double(rate) / 512)).rounded(.up))
-    lowBins = min(257, (band + 7) / 8 * 8)
+    fft = RealFFT(count: size, kernels: kernels)!
+    partitions = max(2, Int((settings.filterLength * Double(rate) / Double(hop)).rounded(.up)))
+    let band = Int((Self.fullBand / (Double(rate) / Double(size))).rounded(.up))
+    lowBins = min(bins, (band + 7) / 8 * 8)
     highPartitions = min(partitions, Self.highPartitions)
-    lags = Int((settings.maximumDelay * Double(rate) / 256).rounded(.up)) + 1
-    window = (0..<512).map { Float(Math.sin(Double.pi * (Double($0) + 0.5) / 512)) }
-    refBlock = [Float](repeating: 0, count: 512)
+    lags = Int((settings.maximumDelay * Double(rate) / Double(hop)).rounded(.up)) + 1
+    let size = size
+    window = (0..<size).map { Float(Math.sin(Double.pi * (Double($0) + 0.5) / Double(size))) }
+    refBlock = [Float](repeating: 0, count: size)
     spectrumCount = 0
-    warp = ReferenceWarp(hop: 256)
-    driftSnapshot = [Float](repeating: 0, count: Self.driftParts * 2 * 257)
+    warp = ReferenceWarp(hop: hop)
+    driftSnapshot = [Float](repeating: 0, count: Self.driftParts * 2 * bins)
     driftInterval = Self.blocks(lasting: 200, rate: rate)
     driftSettling = Self.blocks(lasting: 800, rate: rate)
     lagTrend = LagTrend(rate: rate)
     let ring = lags + partitions + 2
-    spectra = [Float](repeating: 0, count: ring * 2 * 257)
+    spectra = [Float](repeating: 0, count: ring * 2 * bins)
     estimator = EchoDelayEstimator(
       rate: rate, maximumDelay: settings.maximumDelay,
       interval: Self.blocks(lasting: 12, rate: rate), kernels: kernels)
-    main = [Float](repeating: 0, count: partitions * 2 * 257)
-    shadow = [Float](repeating: 0, count: partitions * 2 * 257)
-    covariance = [Float](repeating: 0, count: partitions * 257)
-    nearPower = [Float](repeating: 1, count: 257)
-    refPower = [Float](repeating: 1, count: 257)
-    slowReference = [Float](repeating: 0, count: 257)
-    unheardDecay = [Float](repeating: 1, count: 257)
-    steadiness = [Float](repeating: 0.5, count: 257)
-    advance = [Float](repeating: 0, count: 2 * 257)
-    processNoise = [Float](repeating: Self.processNoiseLevels.acquiring, count: 257)
-    echoPrev = [Float](repeating: 0, count: 256)
+    main = [Float](repeating: 0, count: partitions * 2 * bins)
+    shadow = [Float](repeating: 0, count: partitions * 2 * bins)
+    covariance = [Float](repeating: 0, count: partitions * bins)
+    nearPower = [Float](repeating: 1, count: bins)
+    refPower = [Float](repeating: 1, count: bins)
+    slowReference = [Float](repeating: 0, count: bins)
+    unheardDecay = [Float](repeating: 1, count: bins)
+    steadiness = [Float](repeating: 0.5, count: bins)
+    advance = [Float](repeating: 0, count: 2 * bins)
+    processNoise = [Float](repeating: Self.processNoiseLevels.acquiring, count: bins)
+    echoPrev = [Float](repeating: 0, count: hop)
     let lookahead = max(0, lookahead ?? Self.lookaheadBlocks(rate: rate))
     suppressor = ResidualEchoSuppressor(
-      bins: 257, settings: settings,
-      startBlocks: Int(ResidualEchoSuppressor.startSeconds * Double(rate)) / 256,
+      bins: bins, settings: settings,
+      startBlocks: Int(ResidualEchoSuppressor.startSeconds * Double(rate)) / hop,
       lookahead: lookahead, talkerHold: talkerHold ?? Self.talkerHoldBlocks(rate: rate),
       uncertaintyShare: max(0, uncertaintyShare ?? ResidualEchoSuppressor.uncertaintyShare))
-    micRing = [Float](repeating: 0, count: (lookahead + 2) * 256)
-    tail = [Float](repeating: 0, count: 256)
+    micRing = [Float](repeating: 0, count: (lookahead + 2) * hop)
+    tail = [Float](repeating: 0, count: hop)
     pathProfile = [Float](repeating: 0, count: partitions)
     scratch = [Float](repeating: 0, count: 20 * 520)
-    bounded = [Float](repeating: 0, count: 2 * 256)
+    bounded = [Float](repeating: 0, count: 2 * hop)
     resetCovariance()
     shapePathProfile(lag: 0)
   }
@@ -327,16 +332,27 @@ package struct EchoCanceller {
   /// The blocks at `rate` that last as long as `blocks` at 48 kHz (the nearest whole number,
   /// at least one): times the canceller was tuned on at 48 kHz, the same at every rate.
   static func blocks(lasting blocks: Int, rate: Int) -> Int {
-    max(1, (blocks * rate + 24_000) / 48_000)
+    let frames = 48_000 * hop(rate: rate)
+    return max(1, (blocks * 256 * rate + frames / 2) / frames)
   }
-  /// The nearest whole number of 256-frame blocks to `seconds` at `rate`.
+  /// The nearest whole number of blocks (``hop(rate:)``) to `seconds` at `rate`.
   static func blocks(in seconds: Double, rate: Int) -> Int {
-    Int((seconds * Double(rate) / 256).rounded())
+    Int((seconds * Double(rate) / Double(hop(rate: rate))).rounded())
   }
   /// ``lookaheadBlocks(rate:)`` in seconds.
   package static func lookaheadSeconds(rate: Int) -> Double {
-    Double(lookaheadBlocks(rate: rate) * 256) / Double(rate)
+    Double(lookaheadBlocks(rate: rate) * hop(rate: rate)) / Double(rate)
   }
+  /// The frames of a block at `rate`: 256 from 32 kHz up, 128 from 16 kHz, 64 below, so that a
+  /// block lasts 4–8 ms and the filters adapt about as often as at 48 kHz (5.3 ms), where the
+  /// canceller was tuned. With 256 at 16 kHz (16 ms) they adapted a third as often: on the
+  /// echo matrix converted to 16 kHz (`pcm-mix-bench --filter echo/16-khz`) speech reached 20 dB
+  /// of ERLE 2.2–4.2 s after the start and the talker over music 120 ms late read 5.1–6.5 dB
+  /// SI-SDR in double talk (17.2–18.3 at 48 kHz); with 128, 0.5–0.9 s and 16.6–17.0, every
+  /// music scene 15.8–17.0, speech 17.7–22.3 (18.3–24.0), ERLE after the path change 30.5–35.0
+  /// dB (24.7–33.9). Two minutes of `pcm-mix mix --echo-cancel --rate 16000` took 0.40 s
+  /// instead of 0.30 (0.08 without the canceller).
+  package static func hop(rate: Int) -> Int { rate >= 32_000 ? 256 : rate >= 16_000 ? 128 : 64 }
   /// Frames of output delay: a block (the suppressor's overlap-add) and its look-ahead.
   package var latency: Int { hop * (1 + suppressor.lookahead) }
   /// The mic's blocks from the one the last output stands for to the input's, a ring of
@@ -1071,7 +1087,8 @@ package struct EchoCanceller {
   /// as a drift would (on music 30 ms RT60 0.2 s, with no drift, readings of 28–75 ppm over
   /// 2–4 s started the warp).
   ///
-  /// The drift's times were counted in blocks, which last three times as long at 16 kHz: there
+  /// The drift's times were counted in blocks, which lasted three times as long at 16 kHz (of
+  /// 256 frames then, ``hop(rate:)``): there
   /// a speech scene drifted 20 ppm (`anEchoOnAnotherClockIsFollowedAtOtherRates`) never started
   /// the warp in a minute, and its later copies read 15.5–17.8 dB of ERLE and 12.6–12.8 dB
   /// SI-SDR in double talk; at 24 kHz the warp started at 14.9 s.
@@ -1127,7 +1144,7 @@ package struct EchoCanceller {
       // Z_k = W_k·conj(S_k), the filter now against its snapshot, over the four partitions.
       let moved = main.withUnsafeBufferPointer { w in
         driftSnapshot.withUnsafeBufferPointer { old in
-          Self.phaseDelay(parts: Self.driftParts, bins: lowBins) { part, k in
+          Self.phaseDelay(parts: Self.driftParts, bins: lowBins, size: size) { part, k in
             let a = w.baseAddress! + (first + part) * width
             let b = old.baseAddress! + part * width
             return (
@@ -1244,7 +1261,9 @@ package struct EchoCanceller {
   /// of Σ z_k·z*_{k−1}, then by a fit of the phase each bin leaves after turning back by that
   /// (weighed by its size). Nil where the turn is not coherent: |Σ z_k·z*_{k−1}| under half of
   /// Σ|z_k·z*_{k−1}|.
-  static func phaseDelay(parts: Int, bins: Int, _ z: (Int, Int) -> (Double, Double)) -> Double? {
+  static func phaseDelay(
+    parts: Int, bins: Int, size: Int, _ z: (Int, Int) -> (Double, Double)
+  ) -> Double? {
     var (re, im, total) = (0.0, 0.0, 0.0)
     for part in 0..<parts {
       var (pr, pi) = z(part, 0)
@@ -1257,12 +1276,12 @@ package struct EchoCanceller {
       }
     }
     guard total > 0 && (re * re + im * im).squareRoot() >= 0.5 * total else { return nil }
-    let rough = -Math.atan2(im, re) * 512 / (2 * Double.pi)
+    let rough = -Math.atan2(im, re) * Double(size) / (2 * Double.pi)
     var (fit, weight) = (0.0, 0.0)
     for part in 0..<parts {
       for k in 1..<bins {
         let (zr, zi) = z(part, k)
-        let omega = 2 * Double.pi * Double(k) / 512
+        let omega = 2 * Double.pi * Double(k) / Double(size)
         let (c, s) = (Math.cos(omega * rough), Math.sin(omega * rough))
         let phase = Math.atan2(zi * c + zr * s, zr * c - zi * s)
         let size = (zr * zr + zi * zi).squareRoot()
