@@ -67,8 +67,8 @@ func mix(_ options: MixOptions, console: Console) throws(CLIError) {
 /// the mic there is nothing to read it from: a warning says so, and the mix goes as recorded.
 func readMicDrift(_ options: MixOptions, console: Console) throws(CLIError) -> Double {
   var probe = MixOptions(app: options.app, mic: options.mic, output: options.output)
-  // At 48 kHz whatever --rate says: a drift is a ratio, and the canceller's drift tracking is
-  // tuned there (at 16 kHz it read none of a 50 ppm drift over two minutes).
+  // At 48 kHz whatever --rate says: a drift is a ratio, and the windows' delays are read to a
+  // fraction of a frame, finer in time at 48 kHz (their readings were measured there).
   probe.rate = 48_000
   probe.resampler = options.resampler
   probe.phase = options.phase

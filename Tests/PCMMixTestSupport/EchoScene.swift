@@ -869,22 +869,10 @@ extension EchoScene {
   public static func converted(_ x: [Float], from: Int, to: Int) -> [Float] {
     guard from != to else { return x }
     var r = PolyphaseResampler(inputRate: from, outputRate: to, channelCount: 1)
-    var drop = r.latency - r.skipLatency()
+    let aligned = resampleAligned(&r, x)
     let count = Int((Double(x.count) * Double(to) / Double(from)).rounded())
-    var out = [Float](repeating: 0, count: r.maxOutputFrames(forInputFrames: x.count) + 4_096)
-    var produced = x.withUnsafeBufferPointer { x in
-      out.withUnsafeMutableBufferPointer { r.process(x, into: $0).produced }
-    }
-    while true {
-      let more = out.withUnsafeMutableBufferPointer { o in
-        r.flush(into: UnsafeMutableBufferPointer(rebasing: o[produced...]))
-      }
-      if more == 0 { break }
-      produced += more
-    }
-    drop = min(drop, produced)
-    let aligned = Array(out[drop..<produced])
-    return Array((aligned + [Float](repeating: 0, count: max(0, count - aligned.count)))[0..<count])
+    return Array(aligned.prefix(count))
+      + [Float](repeating: 0, count: max(0, count - aligned.count))
   }
 
   /// The scene as a pipeline at `rate` hears it: each of its signals to `rate` and back to

@@ -30,8 +30,9 @@ import CPCMMixCore
 /// stay within 0.1 dB of the whole filters'.
 package struct EchoCanceller {
   package let hop: Int
-  let size: Int
-  let bins: Int
+  /// The FFTs' size and the bins of their spectra.
+  var size: Int { 2 * hop }
+  var bins: Int { hop + 1 }
   /// The frequency up to which the filters are whole (Hz).
   static let fullBand = 16_500.0
   /// The partitions the filters hold above ``fullBand``.
@@ -151,11 +152,11 @@ package struct EchoCanceller {
   /// falling 1 dB a block. The suppressor's second residual estimate takes the reference's
   /// power through it; it does not depend on what the filter has learnt.
   var pathProfile: [Float]
-  /// The partition of the direct path in ``pathProfile`` (its largest weight).
-  var directPartition = 0
   /// Frames from the filters' first coefficient to the direct path (as the delay search last
   /// placed it, less a block for each partition ``pushReference(_:_:)`` gave up since).
   var directOffset = 0
+  /// The partition of the direct path in ``pathProfile`` (its largest weight).
+  var directPartition: Int { max(0, min(partitions - 1, directOffset / hop)) }
   /// Whether the block before the input's holds a near-end voice (the suppressor's frame ends
   /// in the input's block; its look-ahead does not delay the verdict): what is left of the mic
   /// after the echo is more than the residual echo and the noise explain.
@@ -239,9 +240,9 @@ package struct EchoCanceller {
     talkerHold: Int? = nil, uncertaintyShare: Float? = nil, talkerWeight: Float? = nil
   ) {
     self.rate = rate
-    hop = Self.hop(rate: rate)
-    size = 2 * hop
-    bins = hop + 1
+    let hop = Self.hop(rate: rate)
+    let (size, bins) = (2 * hop, hop + 1)
+    self.hop = hop
     self.settings = settings
     self.kernels = kernels
     talkerWeighting = max(0, talkerWeight ?? Self.talkerWeight)
@@ -251,7 +252,6 @@ package struct EchoCanceller {
     lowBins = min(bins, (band + 7) / 8 * 8)
     highPartitions = min(partitions, Self.highPartitions)
     lags = Int((settings.maximumDelay * Double(rate) / Double(hop)).rounded(.up)) + 1
-    let size = size
     window = (0..<size).map { Float(Math.sin(Double.pi * (Double($0) + 0.5) / Double(size))) }
     refBlock = [Float](repeating: 0, count: size)
     spectrumCount = 0
@@ -301,11 +301,19 @@ package struct EchoCanceller {
   /// Sets every partition's uncertainty to its prior.
   mutating func resetCovariance() {
     covarianceReset = blockIndex
+    setPriorCovariance(0..<partitions)
+  }
+
+  /// Sets the uncertainty of `parts` to its prior: ``initialCovariance``, falling by
+  /// ``covarianceDecay`` a partition.
+  mutating func setPriorCovariance(_ parts: Range<Int>) {
     let n = bins
     covariance.withUnsafeMutableBufferPointer { p in
       var level = Self.initialCovariance
-      for part in 0..<partitions {
-        (p.baseAddress! + part * n).update(repeating: level, count: n)
+      for part in 0..<parts.upperBound {
+        if part >= parts.lowerBound {
+          (p.baseAddress! + part * n).update(repeating: level, count: n)
+        }
         level *= Self.covarianceDecay
       }
     }
@@ -556,8 +564,7 @@ package struct EchoCanceller {
       // given up instead (each partition takes the next's coefficients, exactly the filter it
       // was on the ring a block later), and the delay stays 0.
       shiftFilters(by: 1, keepingUncertainty: true)
-      directOffset -= h
-      shapePathProfile(lag: directOffset)
+      shapePathProfile(lag: directOffset - h)
       return refEnergy
     }
     guard moved >= 0 && moved < lags else {
@@ -633,8 +640,7 @@ package struct EchoCanceller {
   /// half the partitions: ``spreadReference(into:)`` skips them).
   mutating func shapePathProfile(lag: Int) {
     directOffset = lag - delay * hop
-    let first = max(0, min(partitions - 1, directOffset / hop))
-    directPartition = first
+    let first = directPartition
     var level: Float = 1
     var total: Float = 0
     for part in 0..<partitions {
@@ -1324,16 +1330,11 @@ package struct EchoCanceller {
       for step in 0..<count {
         let part = shift > 0 ? step : count - 1 - step
         let from = part + shift
-        if from >= 0 && from < count {
-          (base + part * n).update(from: base + from * n, count: n)
-        } else {
-          // The prior, as ``resetCovariance()`` sets it.
-          var level = Self.initialCovariance
-          for _ in 0..<part { level *= Self.covarianceDecay }
-          (base + part * n).update(repeating: level, count: n)
-        }
+        if from >= 0 && from < count { (base + part * n).update(from: base + from * n, count: n) }
       }
     }
+    // What comes in is unknown.
+    setPriorCovariance(shift > 0 ? max(0, count - shift)..<count : 0..<min(count, -shift))
     // The drift's snapshot no longer lies where the filter's partitions do.
     driftDelay = -1
   }
