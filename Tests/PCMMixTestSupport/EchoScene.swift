@@ -591,10 +591,12 @@ extension EchoScene {
   /// pipeline's ``ClockedCapturePipeline/duckingGainDB`` after each pull, at the timeline frame
   /// after the last one that pull mixed (`end`): the ducker's gain as its telemetry tells it,
   /// which an app stem cannot show where the app is silent. `latency`: the pipeline's (`nil`:
-  /// the default).
+  /// the default). `outputRate`: the pipeline's; at another than 48 kHz the stems are converted
+  /// back to 48 kHz (`converted(_:from:to:)`, on the same timeline) and the trace's frames
+  /// counted at 48 kHz, while the output stays as pulled, at `outputRate`.
   public func throughPipeline(
     _ echoCancellation: EchoCancellation?, ducking: Ducking? = nil,
-    latency: ClockedCapturePipeline.Latency? = nil
+    latency: ClockedCapturePipeline.Latency? = nil, outputRate: Int = Self.rate
   )
     throws -> (
       micStem: [Float], output: [Float], statistics: EchoStatistics?, appStem: [Float],
@@ -607,14 +609,16 @@ extension EchoScene {
     if let latency { c.latency = latency }
     c.policy = .limit
     c.origin = MediaTime(value: 0, timescale: 48_000)
+    c.outputRate = outputRate
     let format = PCMFormat(sampleRate: Self.rate, channelCount: 1, sampleType: .f32)
     let d = StreamDescription(format)
     var p = try ClockedCapturePipeline(c, app: d, mic: d)
     p.keepStems()
-    var stem = [Float](repeating: 0, count: mic.count)
-    var appStem = [Float](repeating: 0, count: mic.count)
+    let frames = mic.count * outputRate / Self.rate
+    var stem = [Float](repeating: 0, count: frames)
+    var appStem = [Float](repeating: 0, count: frames)
     var output: [Float] = []
-    var block = [Float](repeating: 0, count: 960)
+    var block = [Float](repeating: 0, count: 2 * outputRate / 100)
     let buffer = 480
     var at = 0
     var trace: [(end: Int, gainDB: Double)] = []
@@ -643,7 +647,10 @@ extension EchoScene {
       output += block
       take(&p)
     }
-    return (stem, output, p.echoStatistics, appStem, trace)
+    guard outputRate != Self.rate else { return (stem, output, p.echoStatistics, appStem, trace) }
+    let back = { Self.converted($0, from: outputRate, to: Self.rate) }
+    let trace48 = trace.map { (end: $0.end * Self.rate / outputRate, gainDB: $0.gainDB) }
+    return (back(stem), output, p.echoStatistics, back(appStem), trace48)
   }
 }
 

@@ -10,7 +10,8 @@ import PCMMixTestSupport
 /// leaves out the ducker's own hold and release); while the talker speaks, the median; and the
 /// slowest onset to −6 dB after 300 ms of silence. Then the same on the matrix with the app's
 /// piece started later (`shifts`), with the talker 6 dB under the echo, and in a room 15 dB
-/// noisier (`EchoScene`'s `noiseDB` −45), at full scale only.
+/// noisier (`EchoScene`'s `noiseDB` −45), and with the pipeline's output at 16 kHz, at full
+/// scale only.
 enum DuckingBench {
   static let section = "ducking"
   /// The app's piece started this many seconds later: the echo bench's shifts (four of the
@@ -19,8 +20,14 @@ enum DuckingBench {
 
   static func run(_ options: Options, report: Report) {
     let modes = ["cancelled", "detect-only"]
-    guard report.wants(section: section, rows: modes) else { return }
     let url = URL(fileURLWithPath: EchoBench.assets)
+    // `--filter ducking/16-khz`: ``atVoiceRate(_:assets:modes:report:)``'s table alone.
+    if report.wants(section: section, row: "16-khz")
+      && !report.wants(section: section, rows: modes)
+    {
+      return atVoiceRate(options, assets: url, modes: modes, report: report)
+    }
+    guard report.wants(section: section, rows: modes) else { return }
     guard var scenes = try? EchoScene.matrix(assets: url) else {
       warn("ducking: cannot read the scenes' assets in \(EchoBench.assets); section skipped")
       return
@@ -72,12 +79,30 @@ enum DuckingBench {
         title: "Ducking on the same scenes \(v.what). Columns as above; recorded as"
           + " \(v.prefix)<scene>/<echo>.")
     }
+    atVoiceRate(options, assets: url, modes: modes, report: report)
+  }
+
+  /// The first table with the pipeline at `EchoBench.voiceRate` (the ducker and the canceller
+  /// run at the output rate, in blocks of their own, and were tuned at 48 kHz): the stems
+  /// converted back to 48 kHz and measured against the scenes band-limited to that rate.
+  /// Recorded as `16-khz/<scene>/<echo>`; at full scale only.
+  static func atVoiceRate(
+    _ options: Options, assets: URL, modes: [String], report: Report
+  ) {
+    let rate = EchoBench.voiceRate
+    guard options.scale >= 1, let scenes = try? EchoScene.matrix(assets: assets) else { return }
+    table(
+      scenes, prefix: "\(rate / 1000)-khz/", modes: modes, report: report, outputRate: rate,
+      title: "Ducking on the same scenes with the pipeline's output at \(rate / 1000) kHz"
+        + " (the stems converted back to 48 kHz, against the scenes band-limited the same"
+        + " way). Columns as above; recorded as \(rate / 1000)-khz/<scene>/<echo>.")
   }
 
   /// One table: the default ducker on `scenes` in each of `modes`, recorded as
   /// `<prefix><scene>/<mode>`.
   static func table(
-    _ scenes: [EchoScene], prefix: String, modes: [String], report: Report, title: String
+    _ scenes: [EchoScene], prefix: String, modes: [String], report: Report,
+    outputRate: Int = EchoScene.rate, title: String
   ) {
     let table = Table(columns: [
       ("scene", 22), ("echo", 11), ("alone p50", 9), ("p5", 6), ("p5 away", 7), ("talk p50", 8),
@@ -85,16 +110,21 @@ enum DuckingBench {
     ])
     table.start(title)
     for scene in scenes {
-      for mode in modes where report.wants(section: section, row: mode) {
+      let heard = outputRate == EchoScene.rate ? scene : scene.bandLimited(to: outputRate)
+      for mode in modes
+      where report.wants(section: section, row: mode)
+        || report.wants(section: section, row: prefix + mode)
+      {
         guard
           let run = try? scene.throughPipeline(
-            mode == "cancelled" ? EchoCancellation() : nil, ducking: Ducking())
+            mode == "cancelled" ? EchoCancellation() : nil, ducking: Ducking(),
+            outputRate: outputRate)
         else {
           table.row([scene.name, mode, "failed"])
           continue
         }
         let m = DuckingMetrics(
-          scene: scene, appStem: run.appStem, duckingGain: run.duckingGain)
+          scene: heard, appStem: run.appStem, duckingGain: run.duckingGain)
         let q = DuckingMetrics.quantile
         let onset = slowest(m.onsets)
         let hidden =
