@@ -663,11 +663,14 @@ extension EchoScene {
   /// stems come back on the scene's timeline, mono (frame 0 at host time 0), beside the
   /// runner's own report. `copies` plays the scene that many times over, back to back; `heard`
   /// is what the mic captures instead of the copies of the scene's mic, as long as they (e.g.
-  /// an echo on another clock). `afterPull` sees the pipeline after every pull.
+  /// an echo on another clock). `afterPull` sees the pipeline after every pull. `outputRate`:
+  /// the pipeline's; at another than 48 kHz the stems are converted back to 48 kHz
+  /// (`converted(_:from:to:)`, on the same timeline).
   public func throughLiveCapture(
     _ echoCancellation: EchoCancellation?, app: SimulatedSource, mic: SimulatedSource,
     ducking: Ducking? = nil, disruptions: [Disruption] = [], copies: Int = 1,
-    heard: [Float]? = nil, afterPull: (inout ClockedCapturePipeline) -> Void = { _ in }
+    heard: [Float]? = nil, outputRate: Int = Self.rate,
+    afterPull: (inout ClockedCapturePipeline) -> Void = { _ in }
   ) throws -> (
     micStem: [Float], appStem: [Float], statistics: EchoStatistics?, run: SceneRunner.Result
   ) {
@@ -675,6 +678,7 @@ extension EchoScene {
     c.echoCancellation = echoCancellation
     c.ducking = ducking
     c.policy = .limit
+    c.outputRate = outputRate
     var (a, m) = (app, mic)
     let copies = max(1, copies)
     a.waveform = Waveform(
@@ -684,9 +688,10 @@ extension EchoScene {
     let end = Double(Self.seconds * copies)
     (a.end, m.end) = (end, end)
     var runner = try SceneRunner(
-      c, app: a.streamDescription(rate: a.rate), mic: m.streamDescription(rate: m.rate))
+      c, app: a.streamDescription(rate: a.rate), mic: m.streamDescription(rate: m.rate),
+      pullFrames: outputRate / 100)
     runner.pipeline.keepStems()
-    var micStem = [Float](repeating: 0, count: self.mic.count * copies)
+    var micStem = [Float](repeating: 0, count: self.mic.count * copies * outputRate / Self.rate)
     var appStem = micStem
     // Half a second more than the scene, for what the pipeline holds back (a second with
     // ducking's look-ahead).
@@ -696,7 +701,8 @@ extension EchoScene {
         Self.takeStems(&$0, app: &appStem, mic: &micStem)
         afterPull(&$0)
       })
-    return (micStem, appStem, runner.pipeline.echoStatistics, run)
+    let back = { Self.converted($0, from: outputRate, to: Self.rate) }
+    return (back(micStem), back(appStem), runner.pipeline.echoStatistics, run)
   }
 
   /// The pipeline's stems since the last call, folded to mono into `app` and `mic` at their
@@ -886,9 +892,12 @@ extension EchoScene {
   /// 48 kHz (band-limited to `rate` / 2, on the same timeline), so that its metrics measure
   /// a canceller run at `rate` against what that band holds.
   public func bandLimited(to rate: Int) -> EchoScene {
-    EchoScene(self) {
-      Self.converted(Self.converted($0, from: Self.rate, to: rate), from: rate, to: Self.rate)
-    }
+    EchoScene(self) { Self.bandLimited($0, to: rate) }
+  }
+
+  /// `x` (48 kHz) to `rate` and back, as ``bandLimited(to:)`` does each of a scene's signals.
+  public static func bandLimited(_ x: [Float], to rate: Int) -> [Float] {
+    converted(converted(x, from: Self.rate, to: rate), from: rate, to: Self.rate)
   }
 
   init(_ other: EchoScene, _ map: ([Float]) -> [Float]) {

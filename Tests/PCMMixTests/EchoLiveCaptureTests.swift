@@ -186,23 +186,35 @@ import Testing
   /// drift), double talk 16.1 (15.4) (the guide's echo section has the other drifts, and why
   /// the warp does not start sooner). With the warp never started, every copy read like the
   /// first: ERLE 14.7–20.0 dB, double talk 14.8–15.4.
-  @Test func speechThroughALoudspeakerOnItsOwnClockIsFollowedLive() throws {
-    let scene = try EchoCancellationTests.scene(.speech, 0.03, "rt02")
+  ///
+  /// With the pipeline's output at 16 kHz (a voice app's; the canceller runs there in blocks of
+  /// 128 frames), measured against the scene band-limited to it: the warp starts at 7.4 s, and
+  /// the second and third copies read 32.9–35.3 dB of ERLE and 19.4 and 19.7 in double talk
+  /// (20.3–21.0 with no drift), so the floor there is 19 dB.
+  @Test(arguments: [(48_000, 19.5), (16_000, 19.0)])
+  func speechThroughALoudspeakerOnItsOwnClockIsFollowedLive(
+    rate: Int, doubleTalkFloor: Double
+  ) throws {
+    let full = try EchoCancellationTests.scene(.speech, 0.03, "rt02")
     let copies = 3
-    let heard = EchoCancellationTests.micWithDriftedEcho(scene, copies: copies, ppm: 20)
+    let drifted = EchoCancellationTests.micWithDriftedEcho(full, copies: copies, ppm: 20)
+    // What the pipeline at `rate` can hear of the scene and of the mic.
+    let (scene, heard) =
+      rate == EchoScene.rate
+      ? (full, drifted) : (full.bandLimited(to: rate), EchoScene.bandLimited(drifted, to: rate))
     var app = SimulatedSource.replayKitApp(markers: [])
     var mic = SimulatedSource.replayKitMic(markers: [])
     app.clockPPM = 150
     mic.clockPPM = -100
     var warpStart: Double?
-    let live = try scene.throughLiveCapture(
-      EchoCancellation(), app: app, mic: mic, copies: copies, heard: heard
+    let live = try full.throughLiveCapture(
+      EchoCancellation(), app: app, mic: mic, copies: copies, heard: drifted, outputRate: rate
     ) { pipeline in
       guard warpStart == nil, let canceller = pipeline.echo?.canceller, canceller.warp.active
       else { return }
       warpStart = Double(canceller.blockIndex * canceller.hop) / Double(canceller.rate)
     }
-    var line = "EchoLiveCapture speech, a speaker 20 ppm fast: warp from "
+    var line = "EchoLiveCapture speech at \(rate) Hz, a speaker 20 ppm fast: warp from "
     line += warpStart.map(Self.fixed) ?? "-"
     line += " s; ERLE, double talk by copy:"
     let measuredCopies = EchoCancellationTests.eachCopy(
@@ -214,7 +226,9 @@ import Testing
       for (erle, window) in zip(measured.erle, EchoCancellationTests.echoAloneWindows) {
         #expect(erle >= 25, "copy \(copy), \(window) s: ERLE \(erle) dB")
       }
-      #expect(measured.doubleTalk >= 19.5, "copy \(copy): double talk \(measured.doubleTalk) dB")
+      #expect(
+        measured.doubleTalk >= doubleTalkFloor,
+        "copy \(copy): double talk \(measured.doubleTalk) dB")
     }
     print(line)
     #expect(try #require(warpStart) <= 8)
