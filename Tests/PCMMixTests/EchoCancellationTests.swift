@@ -618,7 +618,7 @@ import Testing
   /// 15.6–17.4 dB of ERLE and 12.6 SI-SDR in double talk (4.4–6.9 and 4.5 at −50); at 24 kHz
   /// music at −50 ppm started it at 42.7 s, its last copy 10.1–21.3 dB and 10.8. Now the warp
   /// starts at 7.5 s on each (and at −50 on speech), the last copies read 29.1–35.3 dB and
-  /// 18.4–21.6, and with no drift no warp starts (music at 16 kHz: 31.5–34.9 dB, 17.2).
+  /// 18.4–21.8, and with no drift no warp starts (music at 16 kHz: 31.4–34.8 dB, 17.4).
   @Test(arguments: [
     (16_000, EchoScene.Content.speech, 20.0), (24_000, .music, -50), (16_000, .music, 0),
   ])

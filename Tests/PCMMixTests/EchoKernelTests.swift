@@ -105,30 +105,34 @@ import Testing
 @Suite struct SuppressorBandTests {
   /// The suppressor's per-band sums walk each band's bins as a range: the ranges must be the
   /// bins ``ResidualEchoSuppressor/band(_:)`` assigns (its table), every bin in exactly one
-  /// band, for the canceller's 257 bins and for counts that end inside a band or before the
-  /// last one.
-  @Test(arguments: [257, 129, 100, 9, 3])
-  func eachBandsRangeHoldsTheBinsOfThatBand(_ count: Int) {
-    var covered = 0
+  /// band, at every output rate's block (``EchoCanceller/hop(rate:)``).
+  @Test(arguments: [8_000, 11_025, 16_000, 22_050, 24_000, 32_000, 44_100, 48_000, 96_000])
+  func eachBandsRangeHoldsTheBinsOfThatBand(_ rate: Int) {
+    let bins = EchoCanceller.hop(rate: rate) + 1
+    let s = ResidualEchoSuppressor(
+      bins: bins, rate: rate, settings: EchoCancellation(), startBlocks: 0)
+    let edges = s.bandEdges
+    #expect(edges.count == ResidualEchoSuppressor.bandCount + 1)
+    #expect(edges.first == 0 && edges.last == bins)
     for b in 0..<ResidualEchoSuppressor.bandCount {
-      let range = ResidualEchoSuppressor.bins(ofBand: b, count: count)
-      let expected = (0..<count).filter { Int(ResidualEchoSuppressor.band($0)) == b }
-      #expect(Array(range) == expected, "band \(b) of \(count) bins")
-      covered += range.count
+      let expected = (0..<bins).filter { s.band($0) == b }
+      #expect(Array(edges[b]..<edges[b + 1]) == expected, "band \(b) of \(bins) bins at \(rate)")
     }
-    #expect(covered == count)
   }
 
-  /// The layout itself, for the canceller's 257 bins (93.75 Hz each at 48 kHz): 0–3, 4–7,
-  /// then octaves up to 255, and bin 256 (24 kHz) alone in the last band.
-  @Test func theBandsAreOctavesFromBinFour() {
-    let lowers = (0..<ResidualEchoSuppressor.bandCount).map {
-      ResidualEchoSuppressor.bins(ofBand: $0, count: 257).lowerBound
-    }
-    #expect(lowers == [0, 4, 8, 16, 32, 64, 128, 256])
-    #expect(ResidualEchoSuppressor.bins(ofBand: 7, count: 257) == 256..<257)
-    let bands: [UInt8] = (0..<257).map { ResidualEchoSuppressor.band($0) }
-    let counts: [Int] = (0..<8).map { b in bands.filter { Int($0) == b }.count }
+  /// The layout itself: at 48 kHz (257 bins of 93.75 Hz) 0–3, 4–7, then octaves up to 255,
+  /// and bin 256 (24 kHz) alone in the last band; at 16 kHz (129 bins of 62.5 Hz) the same
+  /// frequencies, 375 Hz at bin 6, up to 8 kHz in band 5, the two above empty.
+  @Test func theBandsAreOctavesFrom375Hz() {
+    #expect(
+      ResidualEchoSuppressor.edges(bins: 257, rate: 48_000)
+        == [0, 4, 8, 16, 32, 64, 128, 256, 257])
+    #expect(
+      ResidualEchoSuppressor.edges(bins: 129, rate: 16_000)
+        == [0, 6, 12, 24, 48, 96, 129, 129, 129])
+    let s = ResidualEchoSuppressor(
+      bins: 257, rate: 48_000, settings: EchoCancellation(), startBlocks: 0)
+    let counts: [Int] = (0..<8).map { b in (0..<257).filter { s.band($0) == b }.count }
     #expect(counts == [4, 4, 8, 16, 32, 64, 128, 1])
   }
 }

@@ -189,8 +189,9 @@ import Testing
   ///
   /// With the pipeline's output at 16 kHz (a voice app's; the canceller runs there in blocks of
   /// 128 frames), measured against the scene band-limited to it: the warp starts at 7.4 s, and
-  /// the second and third copies read 32.9–35.3 dB of ERLE and 19.4 and 19.7 in double talk
-  /// (20.3–21.0 with no drift), so the floor there is 19 dB.
+  /// the second and third copies read 32.9–35.4 dB of ERLE and 20.8 and 19.8 in double talk
+  /// (19.4 and 19.7 with the suppressor's bands counted in bins, not hertz), so the floor
+  /// there is 19 dB.
   @Test(arguments: [(48_000, 19.5), (16_000, 19.0)])
   func speechThroughALoudspeakerOnItsOwnClockIsFollowedLive(
     rate: Int, doubleTalkFloor: Double

@@ -278,7 +278,7 @@ package struct EchoCanceller {
     echoPrev = [Float](repeating: 0, count: hop)
     let lookahead = max(0, lookahead ?? Self.lookaheadBlocks(rate: rate))
     suppressor = ResidualEchoSuppressor(
-      bins: bins, settings: settings,
+      bins: bins, rate: rate, settings: settings,
       startBlocks: Int(ResidualEchoSuppressor.startSeconds * Double(rate)) / hop,
       lookahead: lookahead, talkerHold: talkerHold ?? Self.talkerHoldBlocks(rate: rate),
       uncertaintyShare: max(0, uncertaintyShare ?? ResidualEchoSuppressor.uncertaintyShare))

@@ -40,6 +40,9 @@ struct ResidualEchoSuppressor {
   /// 0.4 dB a second, it read −62.1, then −57.6, then −56.3: too quiet at first, 5 dB too
   /// loud after a minute.)
   static let comfortScale: Float = 7
+  /// The bands' edges (bins): band b holds bins `bandEdges[b] ..< bandEdges[b + 1]`
+  /// (``edges(bins:rate:)``).
+  let bandEdges: [Int]
   /// Each bin's band (``band(_:)``), looked up in the per-bin loops.
   let bandOf: [UInt8]
   /// Per band: the leakage, the error's power above the noise over the echo estimate's, and
@@ -163,7 +166,7 @@ struct ResidualEchoSuppressor {
   var outputBypass = true
 
   init(
-    bins: Int, settings: EchoCancellation, startBlocks: Int, lookahead: Int = 0,
+    bins: Int, rate: Int, settings: EchoCancellation, startBlocks: Int, lookahead: Int = 0,
     talkerHold: Int = 0, uncertaintyShare: Float = Self.uncertaintyShare
   ) {
     self.bins = bins
@@ -171,7 +174,11 @@ struct ResidualEchoSuppressor {
     self.settings = settings
     self.startBlocks = startBlocks
     pending = PendingGains(bins: bins, lookahead: lookahead, talkerHold: talkerHold)
-    bandOf = (0..<bins).map { Self.band($0) }
+    let edges = Self.edges(bins: bins, rate: rate)
+    bandEdges = edges
+    bandOf = (0..<Self.bandCount).flatMap { b in
+      [UInt8](repeating: UInt8(b), count: edges[b + 1] - edges[b])
+    }
     leakage = [Float](repeating: 0.05, count: Self.bandCount)
     pathGain = [Float](repeating: 0, count: Self.bandCount)
     pathGainBlocks = [UInt8](repeating: 0, count: Self.bandCount)
@@ -199,27 +206,29 @@ struct ResidualEchoSuppressor {
         + gains.count + stretchMinima.count
         + currentMinimum.count + voiceFloor.count + pathGain.count + leakage.count
         + refSmooth.count)
-      + 8 * (meanE.count + meanY.count + bandE.count + bandY.count + bandR.count) + bandOf.count
+      + 8 * (meanE.count + meanY.count + bandE.count + bandY.count + bandR.count + bandEdges.count)
+      + bandOf.count
       + pathGainBlocks.count + onsetHold.count + bandAgrees.count + pending.retainedBytes
   }
 
-  /// The band of bin `k`: 8 bands, bins 0–3, 4–7, then each twice as wide as the one below
-  /// (8–15, …, 128–255), the last from 256 up (``bins(ofBand:count:)``).
+  /// The band of bin `k` (``edges(bins:rate:)``).
   func band(_ k: Int) -> Int { Int(bandOf[k]) }
 
-  /// (See ``band(_:)``: the band whose range holds bin `k`.)
-  static func band(_ k: Int) -> UInt8 {
-    var b = 0
-    while b < bandCount - 1 && k >= bins(ofBand: b, count: Int.max).upperBound { b += 1 }
-    return UInt8(b)
-  }
-
-  /// The bins of band `b` among `count`: contiguous, empty where the band has none. This is
-  /// the bands' one layout; ``band(_:)`` reads it.
-  static func bins(ofBand b: Int, count: Int) -> Range<Int> {
-    let lower = b == 0 ? 0 : 2 << b
-    let upper = b == bandCount - 1 ? count : 4 << b
-    return min(lower, count)..<min(max(lower, upper), count)
+  /// The bands' edges among `bins` bins of a spectrum at `rate` (`bins − 1` bins to Nyquist):
+  /// band 0 up to 375 Hz, then each band an octave (375–750 Hz, …, 12–24 kHz), the last from
+  /// 24 kHz up, each edge at the bin nearest its frequency and none past the last bin. At 48
+  /// kHz (bins of 93.75 Hz) that is bins 0–3, 4–7, 8–15, …, 128–255 and 256; at 16 kHz (bins
+  /// of 62.5 Hz) 0–5, 6–11, …, 96–128, and the top two bands empty. The bands held bins
+  /// 0–3, 4–7, … at every rate before: at 16 kHz, with blocks of 128 frames, that put the
+  /// bands' edges a third lower (250 Hz, 500, …), and music 120 ms late read 23.6–27.9 dB of
+  /// ERLE before the path change, 26.4–31.6 with the bands in hertz (the guide's echo section).
+  static func edges(bins: Int, rate: Int) -> [Int] {
+    let width = Double(rate) / Double(2 * (bins - 1))
+    return (0...bandCount).map { b in
+      guard b > 0 else { return 0 }
+      guard b < bandCount else { return bins }
+      return min(bins, Int((375 * Double(1 << (b - 1)) / width).rounded()))
+    }
   }
 
   /// A uniform number in −1 … 1 (SplitMix64), advancing `state`.
@@ -504,7 +513,7 @@ struct ResidualEchoSuppressor {
     }
     if echoAlone {
       noiseFloor.withUnsafeBufferPointer { noise in
-        Self.bandSums(bins: n, into: &bandE, &bandY) {
+        Self.bandSums(edges: bandEdges, into: &bandE, &bandY) {
           (Double(max(0, se[$0] - noise[$0])), Double(sy[$0]))
         }
       }
@@ -540,13 +549,12 @@ struct ResidualEchoSuppressor {
   ) {
     let (yr, yi) = echo
     let (mr, mi) = mic
-    let n = bins
-    let bandY = bandY
+    let (bandY, edges) = (bandY, bandEdges)
     noiseFloor.withUnsafeBufferPointer { noise in
       bandAgrees.withUnsafeMutableBufferPointer { agrees in
         // Each band summed in local variables.
         for b in 0..<Self.bandCount {
-          let range = Self.bins(ofBand: b, count: n)
+          let range = edges[b]..<edges[b + 1]
           guard !range.isEmpty else { continue }
           var (cr, ci, pm, pn): (Float, Float, Float, Float) = (0, 0, 0, 0)
           for k in range {
@@ -590,7 +598,7 @@ struct ResidualEchoSuppressor {
   ) {
     let (mr, mi) = mic
     noiseFloor.withUnsafeBufferPointer { noise in
-      Self.bandSums(bins: bins, into: &bandE, &bandR) {
+      Self.bandSums(edges: bandEdges, into: &bandE, &bandR) {
         let above = mr[$0] * mr[$0] + mi[$0] * mi[$0] - noiseScale * noise[$0]
         return (Double(max(0, above)), Double(reference[$0]))
       }
@@ -603,14 +611,14 @@ struct ResidualEchoSuppressor {
   }
 
   /// Each band's sums of the two terms `term(k)` gives for its bins
-  /// (``bins(ofBand:count:)``), into `x` and `y` (bands without bins: 0), each band summed in
+  /// (`edges`: ``bandEdges``), into `x` and `y` (bands without bins: 0), each band summed in
   /// local variables, bin after bin.
   static func bandSums(
-    bins: Int, into x: inout [Double], _ y: inout [Double], _ term: (Int) -> (Double, Double)
+    edges: [Int], into x: inout [Double], _ y: inout [Double], _ term: (Int) -> (Double, Double)
   ) {
     for b in 0..<x.count {
       var (sx, sy) = (0.0, 0.0)
-      for k in Self.bins(ofBand: b, count: bins) {
+      for k in edges[b]..<edges[b + 1] {
         let (tx, ty) = term(k)
         sx += tx
         sy += ty
