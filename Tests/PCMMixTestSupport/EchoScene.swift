@@ -647,7 +647,6 @@ extension EchoScene {
       output += block
       take(&p)
     }
-    guard outputRate != Self.rate else { return (stem, output, p.echoStatistics, appStem, trace) }
     let back = { Self.converted($0, from: outputRate, to: Self.rate) }
     let trace48 = trace.map { (end: $0.end * Self.rate / outputRate, gainDB: $0.gainDB) }
     return (back(stem), output, p.echoStatistics, back(appStem), trace48)
