@@ -199,10 +199,8 @@ import Testing
     let full = try EchoCancellationTests.scene(.speech, 0.03, "rt02")
     let copies = 3
     let drifted = EchoCancellationTests.micWithDriftedEcho(full, copies: copies, ppm: 20)
-    // What the pipeline at `rate` can hear of the scene and of the mic.
-    let (scene, heard) =
-      rate == EchoScene.rate
-      ? (full, drifted) : (full.bandLimited(to: rate), EchoScene.bandLimited(drifted, to: rate))
+    // What the pipeline at `rate` can hear of the scene and of the mic (all of it at 48 kHz).
+    let (scene, heard) = (full.bandLimited(to: rate), EchoScene.bandLimited(drifted, to: rate))
     var app = SimulatedSource.replayKitApp(markers: [])
     var mic = SimulatedSource.replayKitMic(markers: [])
     app.clockPPM = 150

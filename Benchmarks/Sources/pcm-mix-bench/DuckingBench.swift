@@ -110,7 +110,7 @@ enum DuckingBench {
     ])
     table.start(title)
     for scene in scenes {
-      let heard = outputRate == EchoScene.rate ? scene : scene.bandLimited(to: outputRate)
+      let heard = scene.bandLimited(to: outputRate)
       for mode in modes
       where report.wants(section: section, row: mode)
         || report.wants(section: section, row: prefix + mode)

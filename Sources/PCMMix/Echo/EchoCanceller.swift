@@ -110,8 +110,11 @@ package struct EchoCanceller {
   var suppressor: ResidualEchoSuppressor
   /// The overlap-add tail: the second half of the last output frame.
   var tail: [Float]
-  /// Scratch: spectra (re, im) and time buffers.
+  /// Scratch: spectra (re, im) and time buffers, ``slotSize(hop:)`` floats each.
   var scratch: [Float]
+  /// A scratch slot: a frame (twice `hop`) and 8 more, so that each slot starts on the
+  /// kernels' vector width.
+  static func slotSize(hop: Int) -> Int { 2 * hop + 8 }
   /// The block's mic and reference as the canceller takes them (``inputBound``).
   var bounded: [Float]
 
@@ -285,7 +288,7 @@ package struct EchoCanceller {
     micRing = [Float](repeating: 0, count: (lookahead + 2) * hop)
     tail = [Float](repeating: 0, count: hop)
     pathProfile = [Float](repeating: 0, count: partitions)
-    scratch = [Float](repeating: 0, count: 20 * 520)
+    scratch = [Float](repeating: 0, count: 20 * Self.slotSize(hop: hop))
     bounded = [Float](repeating: 0, count: 2 * hop)
     resetCovariance()
     shapePathProfile(lag: 0)
@@ -341,7 +344,7 @@ package struct EchoCanceller {
   /// at least one): times the canceller was tuned on at 48 kHz, the same at every rate.
   static func blocks(lasting blocks: Int, rate: Int) -> Int {
     let frames = 48_000 * hop(rate: rate)
-    return max(1, (blocks * 256 * rate + frames / 2) / frames)
+    return max(1, (blocks * hop(rate: 48_000) * rate + frames / 2) / frames)
   }
   /// The nearest whole number of blocks (``hop(rate:)``) to `seconds` at `rate`.
   static func blocks(in seconds: Double, rate: Int) -> Int {
@@ -436,13 +439,14 @@ package struct EchoCanceller {
     defer { scratch = work }
     work.withUnsafeMutableBufferPointer { s in
       let base = s.baseAddress!
-      // Scratch, 520 floats a slot: 0 time (512), 1 re, 2 im, 3 echo re, 4 echo im, 5 power,
+      // Scratch, `slotSize(hop:)` floats a slot: 0 time (`size`), 1 re, 2 im, 3 echo re, 4 echo im, 5 power,
       // 6 inverse denominator, 7 error re, 8 error im, 9 shadow re, 10 shadow im, 11 shadow
       // error re, 12 shadow error im, 13 and 14 the echo estimate's spectrum in the error's
       // frame (``weighTalker(_:power:inverse:floor:)``), 15 step, 16 the block's echo
       // estimate, 17 and 18 the two errors (time), 19 the spread reference power; the
       // suppressor uses 0 … 10 (and reads 11: the filter's uncertainty).
-      func slot(_ i: Int) -> UnsafeMutablePointer<Float> { base + i * 520 }
+      let stride = Self.slotSize(hop: h)
+      func slot(_ i: Int) -> UnsafeMutablePointer<Float> { base + i * stride }
       // 1. The reference block's spectrum into the ring; the delay search.
       let refEnergy = pushReference(reference, slot)
       var micEnergy: Float = 0
