@@ -43,10 +43,15 @@ enum EchoBench {
 
   static func run(_ options: Options, report: Report, allocCounterWorks: Bool) {
     let cancellers = ["ours", "speexdsp", "webrtc"]
-    // `--filter echo/16-khz`: ``atVoiceRate(_:)``'s table alone (it runs with ours' too).
+    // `--filter echo/16-khz`: ``atRate(_:_:)``'s table alone (it runs with ours' too).
     if report.wants(section: section, row: "16-khz") && !report.wants(section: section, row: "ours")
     {
-      return atVoiceRate(report)
+      return atRate(voiceRate, report)
+    }
+    // `--filter echo/other-rates`: the same table at ``otherRates`` (only when asked for).
+    if let filter = options.filter, filter.contains("other-rates") {
+      for rate in otherRates { atRate(rate, report) }
+      return
     }
     guard report.wants(section: section, rows: cancellers + ["pipeline"]) else { return }
     let url = URL(fileURLWithPath: assets)
@@ -143,7 +148,7 @@ enum EchoBench {
         shiftedScenes(report)
         heldOutScenes(report)
         noisyRoom(report)
-        atVoiceRate(report)
+        atRate(voiceRate, report)
       }
     }
     if report.wants(section: section, row: "pipeline") {
@@ -499,20 +504,29 @@ enum EchoBench {
     ]
   }
 
-  /// The output rate of ``atVoiceRate(_:)``: a voice pipeline's (calls, transcription).
+  /// The output rate of ``atRate(_:_:)``'s table in a full run: a voice pipeline's (calls,
+  /// transcription).
   static let voiceRate = 16_000
+  /// The output rates `--filter echo/other-rates` runs ``atRate(_:_:)``'s table at (about 45 s;
+  /// not part of a full run).
+  static let otherRates = [8_000, 24_000, 32_000, 44_100]
 
-  /// Ours on the matrix with the pipeline at ``voiceRate`` (the canceller runs at the output
+  /// `rate` in kHz, as the tables and the records name it: 16, 44.1.
+  static func kilohertz(_ rate: Int) -> String {
+    rate % 1000 == 0 ? "\(rate / 1000)" : "\(rate / 1000).\(rate % 1000 / 100)"
+  }
+
+  /// Ours on the matrix with the pipeline at `rate` (the canceller runs at the output
   /// rate, and was tuned at 48 kHz): each scene's app and mic converted to it by the library's
   /// resampler, the output converted back, measured against the scene band-limited the same
   /// way (`EchoScene.bandLimited(to:)`), so a perfect canceller scores what the band holds.
-  /// One untimed run a scene, recorded as `16-khz/<scene>`.
-  static func atVoiceRate(_ report: Report) {
-    guard let scenes = matrix(appShift: 0, noiseDB: -60, skipping: "16 kHz") else { return }
-    let rate = voiceRate
+  /// One untimed run a scene, recorded as `16-khz/<scene>` (`44.1-khz/<scene>`, …).
+  static func atRate(_ rate: Int, _ report: Report) {
+    let khz = kilohertz(rate)
+    guard let scenes = matrix(appShift: 0, noiseDB: -60, skipping: "\(khz) kHz") else { return }
     let table = Table(columns: roomColumns)
     table.start(
-      "Ours on the same scenes at a \(rate / 1000) kHz output (app and mic converted to it,"
+      "Ours on the same scenes at a \(khz) kHz output (app and mic converted to it,"
         + " measured against the scenes band-limited the same way): ERLE before / after the"
         + " path change and a perfect canceller's, seconds to 20 dB from the start / the"
         + " change, the talker in double talk (SI-SDR, and a perfect canceller's; echo reduction"
@@ -523,7 +537,7 @@ enum EchoBench {
         mic: EchoScene.converted(scene.mic, from: EchoScene.rate, to: rate),
         app: EchoScene.converted(scene.app, from: EchoScene.rate, to: rate), rate: rate)
       let back = EchoScene.converted(out, from: rate, to: EchoScene.rate)
-      table.row(measureRoom(heard, back, as: "16-khz/\(scene.name)", report))
+      table.row(measureRoom(heard, back, as: "\(khz)-khz/\(scene.name)", report))
     }
   }
 
