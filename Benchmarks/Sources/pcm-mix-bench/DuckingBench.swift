@@ -21,11 +21,19 @@ enum DuckingBench {
   static func run(_ options: Options, report: Report) {
     let modes = ["cancelled", "detect-only"]
     let url = URL(fileURLWithPath: EchoBench.assets)
-    // `--filter ducking/16-khz`: ``atVoiceRate(_:assets:modes:report:)``'s table alone.
+    // `--filter ducking/16-khz`: ``atRate(_:_:assets:modes:report:)``'s table alone.
     if report.wants(section: section, row: "16-khz")
       && !report.wants(section: section, rows: modes)
     {
-      return atVoiceRate(options, assets: url, modes: modes, report: report)
+      return atRate(EchoBench.voiceRate, options, assets: url, modes: modes, report: report)
+    }
+    // `--filter ducking/other-rates`: the same table at `EchoBench.otherRates` (only when asked
+    // for; about 70 s).
+    if options.filter != nil && report.wants(section: section, row: "other-rates") {
+      for rate in EchoBench.otherRates {
+        atRate(rate, options, assets: url, modes: modes, report: report, every: true)
+      }
+      return
     }
     guard report.wants(section: section, rows: modes) else { return }
     guard var scenes = try? EchoScene.matrix(assets: url) else {
@@ -79,30 +87,32 @@ enum DuckingBench {
         title: "Ducking on the same scenes \(v.what). Columns as above; recorded as"
           + " \(v.prefix)<scene>/<echo>.")
     }
-    atVoiceRate(options, assets: url, modes: modes, report: report)
+    atRate(EchoBench.voiceRate, options, assets: url, modes: modes, report: report)
   }
 
-  /// The first table with the pipeline at `EchoBench.voiceRate` (the ducker and the canceller
-  /// run at the output rate, in blocks of their own, and were tuned at 48 kHz): the stems
-  /// converted back to 48 kHz and measured against the scenes band-limited to that rate.
-  /// Recorded as `16-khz/<scene>/<echo>`; at full scale only.
-  static func atVoiceRate(
-    _ options: Options, assets: URL, modes: [String], report: Report
+  /// The first table with the pipeline at `rate` (the ducker and the canceller run at the
+  /// output rate, in blocks of their own, and were tuned at 48 kHz): the stems converted back
+  /// to 48 kHz and measured against the scenes band-limited to that rate. Recorded as
+  /// `16-khz/<scene>/<echo>` (`44.1-khz/…`); at full scale only. `every`: each of `modes`,
+  /// whatever the filter.
+  static func atRate(
+    _ rate: Int, _ options: Options, assets: URL, modes: [String], report: Report,
+    every: Bool = false
   ) {
-    let rate = EchoBench.voiceRate
+    let khz = EchoBench.kilohertz(rate)
     guard options.scale >= 1, let scenes = try? EchoScene.matrix(assets: assets) else { return }
     table(
-      scenes, prefix: "\(rate / 1000)-khz/", modes: modes, report: report, outputRate: rate,
-      title: "Ducking on the same scenes with the pipeline's output at \(rate / 1000) kHz"
+      scenes, prefix: "\(khz)-khz/", modes: modes, report: report, outputRate: rate, every: every,
+      title: "Ducking on the same scenes with the pipeline's output at \(khz) kHz"
         + " (the stems converted back to 48 kHz, against the scenes band-limited the same"
-        + " way). Columns as above; recorded as \(rate / 1000)-khz/<scene>/<echo>.")
+        + " way). Columns as above; recorded as \(khz)-khz/<scene>/<echo>.")
   }
 
   /// One table: the default ducker on `scenes` in each of `modes`, recorded as
   /// `<prefix><scene>/<mode>`.
   static func table(
     _ scenes: [EchoScene], prefix: String, modes: [String], report: Report,
-    outputRate: Int = EchoScene.rate, title: String
+    outputRate: Int = EchoScene.rate, every: Bool = false, title: String
   ) {
     let table = Table(columns: [
       ("scene", 22), ("echo", 11), ("alone p50", 9), ("p5", 6), ("p5 away", 7), ("talk p50", 8),
@@ -112,7 +122,7 @@ enum DuckingBench {
     for scene in scenes {
       let heard = scene.bandLimited(to: outputRate)
       for mode in modes
-      where report.wants(section: section, row: mode)
+      where every || report.wants(section: section, row: mode)
         || report.wants(section: section, row: prefix + mode)
       {
         guard

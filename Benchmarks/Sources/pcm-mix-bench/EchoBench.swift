@@ -49,7 +49,7 @@ enum EchoBench {
       return atRate(voiceRate, report)
     }
     // `--filter echo/other-rates`: the same table at ``otherRates`` (only when asked for).
-    if let filter = options.filter, filter.contains("other-rates") {
+    if options.filter != nil && report.wants(section: section, row: "other-rates") {
       for rate in otherRates { atRate(rate, report) }
       return
     }
@@ -478,7 +478,7 @@ enum EchoBench {
     }
   }
 
-  /// The columns of ``noisyRoom(_:)``'s and ``atVoiceRate(_:)``'s tables.
+  /// The columns of ``noisyRoom(_:)``'s and ``atRate(_:_:)``'s tables.
   static let roomColumns = [
     ("scene", 22), ("ERLE dB", 11), ("perfect", 11), ("conv s", 9), ("DT SI-SDR", 9),
     ("perfect", 7), ("DT echo", 7), ("alone", 6), ("whole", 6),
