@@ -28,7 +28,7 @@ enum DuckingBench {
       return atRate(EchoBench.voiceRate, options, assets: url, modes: modes, report: report)
     }
     // `--filter ducking/other-rates`: the same table at `EchoBench.otherRates` (only when asked
-    // for; about 70 s).
+    // for; about 65 s).
     if options.filter != nil && report.wants(section: section, row: "other-rates") {
       for rate in EchoBench.otherRates {
         atRate(rate, options, assets: url, modes: modes, report: report, every: true)
