@@ -628,21 +628,17 @@ import Testing
       content == .speech
       ? try Self.scene(.speech, 0.03, "rt02") : try Self.scene(.music, 0.12, "rt05")
     let copies = 3
-    let app = EchoScene.converted(
-      Array([[Float]](repeating: full.app, count: copies).joined()), from: EchoScene.rate, to: rate)
-    let heard = EchoScene.converted(
-      Self.micWithDriftedEcho(full, copies: copies, ppm: ppm), from: EchoScene.rate, to: rate)
     var (blocks, warpStart): (Int, Double?) = (0, nil)
-    let (out, _) = EchoScene.cancel(mic: heard, app: app, rate: rate) { statistics in
+    let last = Self.lastCopy(
+      at: rate, full, copies: copies,
+      app: Array([[Float]](repeating: full.app, count: copies).joined()),
+      mic: Self.micWithDriftedEcho(full, copies: copies, ppm: ppm)
+    ) { statistics in
       blocks += 1
       if warpStart == nil && statistics.micDriftPPM != nil {
         warpStart = Double(blocks * EchoCanceller.hop(rate: rate)) / Double(rate)
       }
     }
-    let last = Self.lastCopy(
-      full.bandLimited(to: rate), copies: copies,
-      mic: EchoScene.converted(heard, from: rate, to: EchoScene.rate),
-      output: EchoScene.converted(out, from: rate, to: EchoScene.rate))
     print(
       "drift at \(rate) Hz, \(content) \(ppm) ppm: warp from",
       warpStart.map(EchoLiveCaptureTests.fixed) ?? "-",
@@ -679,15 +675,8 @@ import Testing
   /// now 29.9, a perfect canceller's). The scene converted to 32 kHz, measured against it
   /// band-limited the same way.
   @Test func aNewNoteAloneIsNotReadAsATalkerAt32kHz() throws {
-    let rate = 32_000
     let full = try Self.scene(.music, 0.12, "rt02")
-    let heard = EchoScene.converted(full.mic, from: EchoScene.rate, to: rate)
-    let app = EchoScene.converted(full.app, from: EchoScene.rate, to: rate)
-    let (out, _) = EchoScene.cancel(mic: heard, app: app, rate: rate)
-    let copy = Self.lastCopy(
-      full.bandLimited(to: rate), copies: 1,
-      mic: EchoScene.converted(heard, from: rate, to: EchoScene.rate),
-      output: EchoScene.converted(out, from: rate, to: EchoScene.rate))
+    let copy = Self.lastCopy(at: 32_000, full, copies: 1, app: full.app, mic: full.mic)
     print(
       "a new note at 32 kHz: ERLE",
       copy.erle.map(EchoLiveCaptureTests.fixed).joined(separator: "/"),
@@ -718,6 +707,24 @@ import Testing
       said += scene.talker[(r.lowerBound - (copies - 1) * n)..<(r.upperBound - (copies - 1) * n)]
     }
     return (erle, EchoSceneMetrics.siSDR(talk, said))
+  }
+
+  /// ``lastCopy(_:copies:mic:output:)`` with the canceller at `rate`: `app` and `mic` (48 kHz,
+  /// `copies` of `scene`) converted to it, the output and the mic converted back, measured
+  /// against `scene` band-limited the same way (``EchoScene/bandLimited(to:)``). `eachBlock`
+  /// sees the canceller's statistics after each block.
+  static func lastCopy(
+    at rate: Int, _ scene: EchoScene, copies: Int, app: [Float], mic: [Float],
+    eachBlock: ((EchoStatistics) -> Void)? = nil
+  ) -> (erle: [Double], doubleTalk: Double) {
+    let heard = EchoScene.converted(mic, from: EchoScene.rate, to: rate)
+    let (out, _) = EchoScene.cancel(
+      mic: heard, app: EchoScene.converted(app, from: EchoScene.rate, to: rate), rate: rate,
+      eachBlock: eachBlock)
+    return lastCopy(
+      scene.bandLimited(to: rate), copies: copies,
+      mic: EchoScene.converted(heard, from: rate, to: EchoScene.rate),
+      output: EchoScene.converted(out, from: rate, to: EchoScene.rate))
   }
 
   /// Each of `copies` back-to-back copies of `scene`, in order, measured as

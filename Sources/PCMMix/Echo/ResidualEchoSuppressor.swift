@@ -596,14 +596,11 @@ struct ResidualEchoSuppressor {
   /// ``unexplainedShare(mic:reference:direct:bypass:noiseScale:)``).
   mutating func sumBands(
     mic: (UnsafeMutablePointer<Float>, UnsafeMutablePointer<Float>),
-    reference: UnsafePointer<Float>, direct: UnsafePointer<Float>? = nil, noiseScale: Float = 1,
-    sparingOnsets: Bool = false
+    reference: UnsafePointer<Float>, direct: UnsafePointer<Float>? = nil, noiseScale: Float = 1
   ) {
     let (mr, mi) = mic
-    let hold = sparingOnsets ? onsetHold : []
     noiseFloor.withUnsafeBufferPointer { noise in
       Self.bandSums(edges: bandEdges, into: &bandE, &bandR) {
-        if sparingOnsets && hold[$0] > 0 { return (0, 0) }
         let above = mr[$0] * mr[$0] + mi[$0] * mi[$0] - noiseScale * noise[$0]
         return (Double(max(0, above)), Double(reference[$0]))
       }
