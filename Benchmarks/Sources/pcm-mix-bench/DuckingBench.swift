@@ -29,7 +29,7 @@ enum DuckingBench {
     }
     // `--filter ducking/other-rates`: the same table at `EchoBench.otherRates` (only when asked
     // for; about 65 s).
-    if options.filter != nil && report.wants(section: section, row: "other-rates") {
+    if report.asksFor(section: section, row: "other-rates") {
       for rate in EchoBench.otherRates {
         atRate(rate, options, assets: url, modes: modes, report: report, every: true)
       }

@@ -49,7 +49,7 @@ enum EchoBench {
       return atRate(voiceRate, report)
     }
     // `--filter echo/other-rates`: the same table at ``otherRates`` (only when asked for).
-    if options.filter != nil && report.wants(section: section, row: "other-rates") {
+    if report.asksFor(section: section, row: "other-rates") {
       for rate in otherRates { atRate(rate, report) }
       return
     }

@@ -37,6 +37,15 @@ final class Report {
     return (section + "/" + row).lowercased().contains(filter)
   }
 
+  /// Whether the filter names `row` itself (not only its section) and lets it run: for rows no
+  /// run takes unless asked for. `--filter echo` runs the echo section without them;
+  /// `--filter echo/other-rates`, or `other-rates` for every section that has such a row, runs
+  /// them.
+  func asksFor(section: String, row: String) -> Bool {
+    guard let filter, filter.contains(row.lowercased()) else { return false }
+    return wants(section: section, row: row)
+  }
+
   /// Keeps one measurement for the JSON output.
   func record(_ section: String, _ name: String, _ metric: String, _ value: Double, _ unit: String)
   {
