@@ -1141,7 +1141,9 @@ package struct EchoCanceller {
   mutating func trackDrift(heard: Bool) {
     if heard { driftHeard += 1 }
     guard blockIndex - driftBlock >= driftInterval else { return }
-    if let drift = lagTrend.drift(at: blockIndex, hop: hop) { followSearch(drift) }
+    if let reading = lagTrend.drift(at: blockIndex, hop: hop) {
+      followSearch(reading.drift, error: reading.error)
+    }
     let n = bins
     let width = 2 * n
     let first = max(0, min(partitions - Self.driftParts, directPartition - 1))
@@ -1231,14 +1233,16 @@ package struct EchoCanceller {
   /// the warp's ratio moves it by at most that much. The filter's phase reads finer (within a
   /// ppm on speech, where the search reads within about 5), so the search only starts the warp
   /// and keeps it near; the phase moves it the rest of the way.
-  mutating func followSearch(_ drift: Double) {
+  mutating func followSearch(_ drift: Double, error: Double) {
     if warp.active {
       let off = (1 - drift) - warp.ratio
       guard abs(off) > Self.searchDeadZone else { return }
       let step = min(abs(off) - Self.searchDeadZone, Self.searchDeadZone)
       warp.ratio = Self.warpRatio(warp.ratio + (off > 0 ? step : -step))
     } else {
-      searchVotes = Self.tally(searchVotes, drift, over: Self.searchStart)
+      // What the reading is sure of: its size less ``searchMargin`` standard errors.
+      let sure = max(0, abs(drift) - Self.searchMargin * error)
+      searchVotes = Self.tally(searchVotes, drift < 0 ? -sure : sure, over: Self.searchStart)
       startWarp(after: searchVotes, needed: Self.searchReadings, drift: drift)
     }
   }
@@ -1263,6 +1267,19 @@ package struct EchoCanceller {
   /// minute of each of five scenes, read within ±3.3 ppm; the live minute with the clocks 150
   /// and −100 ppm apart read −0.96 to +0.36 ppm.
   static let searchStart = 12e-6
+  /// Standard errors of the search's reading (``LagTrend/drift(at:hop:)``: the line's slope,
+  /// from what the line leaves of the lags) taken off its size before it counts toward the
+  /// warp's start. Music's lags lean with what plays, and a line through them can read over
+  /// ``searchStart`` with no drift: on the echo table converted to 44.1 kHz the warp started on
+  /// music 30 ms RT60 0.5 s at 7.5 s (13.0 ppm), and with the lags placed between samples
+  /// (``EchoDelayEstimator/peak(re:im:bins:size:near:sign:)``) on RT60 0.2 s at 10.7 s (12.4
+  /// ppm). With a margin of 1 or 1.5 the warp starts on none of the 16 loudspeaker scenes at 8,
+  /// 16, 24, 32, 44.1 or 48 kHz, and live (speech and music 30 ms RT60 0.2 s, the clocks 150
+  /// and −100 ppm off) at +20 and −50 ppm at 16, 32, 44.1 and 48 kHz it starts when it did
+  /// with none, but on music at 16 kHz and +20 ppm, at 8.5 s instead of 7.4 (its line there
+  /// reads −15 to −29 ppm ± 8–14 over the first readings). A margin of 2 started that at 9.6 s.
+  /// Speech's readings are sure to within 0.3–0.6 ppm at +20 and 0.9–7 at −50.
+  static let searchMargin = 1.5
   /// How far the search's reading may lie from the warp's ratio before it moves it.
   static let searchDeadZone = 2e-6
 

@@ -63,8 +63,9 @@ struct LagTrend {
   }
 
   /// The least-squares line through the lags held: (slope in frames per block, the lag it
-  /// gives at `block`); nil with fewer than two blocks apart.
-  func line(at block: Int) -> (slope: Double, lag: Double)? {
+  /// gives at `block`, the slope's standard error); nil with fewer than two blocks apart. The
+  /// error is 0 with two lags (a line through them leaves nothing to read it from).
+  func line(at block: Int) -> (slope: Double, lag: Double, error: Double)? {
     guard count >= 2 else { return nil }
     let origin = blocks[first]
     var (st, sy, stt, sty) = (0.0, 0.0, 0.0, 0.0)
@@ -81,7 +82,16 @@ struct LagTrend {
     guard spread > 0 else { return nil }
     let slope = (n * sty - st * sy) / spread
     let intercept = (sy - slope * st) / n
-    return (slope, intercept + slope * Double(block - origin))
+    // What the line leaves, over n − 2 degrees of freedom, against the times' spread
+    // (Σ(t − t̄)² = spread / n).
+    var left = 0.0
+    for j in 0..<count {
+      let i = (first + j) % Self.capacity
+      let r = lags[i] - intercept - slope * Double(blocks[i] - origin)
+      left += r * r
+    }
+    let error = count > 2 ? (left / (n - 2) / (spread / n)).squareRoot() : 0
+    return (slope, intercept + slope * Double(block - origin), error)
   }
 
   /// One lag (frames) found at `block`.
@@ -106,14 +116,14 @@ struct LagTrend {
     count += 1
   }
 
-  /// The delay's growth (frames per frame, blocks of `hop`) as of `block`, once the lags held
-  /// span ``shortest`` blocks, 20 lags or more; nil before.
-  func drift(at block: Int, hop: Int) -> Double? {
+  /// The delay's growth (frames per frame, blocks of `hop`) as of `block`, and its standard
+  /// error, once the lags held span ``shortest`` blocks, 20 lags or more; nil before.
+  func drift(at block: Int, hop: Int) -> (drift: Double, error: Double)? {
     guard count >= 20,
       let newest, newest.block - blocks[first] >= shortest,
       let line = line(at: block)
     else { return nil }
-    return line.slope / Double(hop)
+    return (line.slope / Double(hop), line.error / Double(hop))
   }
 
   /// Bytes held.
