@@ -90,7 +90,7 @@ struct EchoDelayEstimator {
   /// gone; this says whether the newest analysis agrees.
   var confirmed = false
   var prominence: Float = 0
-  /// The latest analysis's peak in frames at the full rate, between decimated lags
+  /// The latest confident analysis's peak in frames at the full rate, between decimated lags
   /// (``peak(re:im:bins:size:near:sign:)``): what ``LagTrend`` follows. It leaves ``found`` as
   /// it is.
   var fractionalLag = 0.0
@@ -252,11 +252,6 @@ struct EchoDelayEstimator {
       }
       let mean = sum / Float(maxLag + 1)
       prominence = peak / max(mean, 1e-20)
-      // The peak between lags, on the correlation the spectrum describes between its samples.
-      let index = maxLag - best
-      let between = Self.peak(
-        re: mr, im: mi, bins: bins, size: f, near: index, sign: time[index] < 0 ? -1 : 1)
-      fractionalLag = Double(factor) * (Double(maxLag) - between)
       // A peak within 1 ms of the longest lag searched is not one: the correlation may still
       // rise beyond it. (Music 120 ms late, in the pipeline, peaked there for its first 1.5 s:
       // the filter, placed 300 ms late, left the echo out of its reach and the ducker read
@@ -264,6 +259,12 @@ struct EchoDelayEstimator {
       let confident =
         peak > 1.6 * second && prominence > Self.prominenceBar && best < maxLag - guardLags
       if confident {
+        // The peak between lags, on the correlation the spectrum describes between its
+        // samples (only a confident peak's is used).
+        let index = maxLag - best
+        let between = Self.peak(
+          re: mr, im: mi, bins: bins, size: f, near: index, sign: time[index] < 0 ? -1 : 1)
+        fractionalLag = Double(factor) * (Double(maxLag) - between)
         if let previous = last, abs(previous - best) <= 1 { agreed += 1 } else { agreed = 0 }
         if agreed >= (historyFull ? 1 : 2) { found = best * factor }
         confirmed = found.map { abs($0 - best * factor) <= factor } ?? false
