@@ -1218,13 +1218,36 @@ package struct EchoCanceller {
   }
 
   /// Starts the warp at 1 − `drift` (within ±500 ppm) once `votes` in a row reach `needed`,
-  /// while the filters have a block to give (of delay, or a spare partition: ``spareFront``).
+  /// while the filters have a block to give (of delay, or a spare partition: ``spareFront``),
+  /// and sets P back to its prior, as for a moved phone.
+  ///
+  /// Until the warp starts the echo path slides under the filter (7 frames in 7.5 s at 20
+  /// ppm), and a Kalman filter whose P has settled on a path that stood still follows it
+  /// slowly: live, speech through a loudspeaker on its own clock read 13.0–21.5 dB of ERLE at
+  /// 9.5–11 s, 2–3.5 s after the warp started (32 dB once the path held, in the next copies).
+  /// With P at its prior the filter converges again as it does at the start: 25.1–32.4 dB
+  /// there (mean 17.5 → 30.6), and after the path change at 11 s 31.6–32.8 (mean 27.3 → 32.2;
+  /// 16 live runs: speech and music at +20, +50, +100 and −50 ppm, the clocks 150 and −100 ppm
+  /// off). Music's filter had kept up (28.0–32.8 dB there, now 29.8–32.8). Its first copy's
+  /// double talk (6–9 s, the warp starting in it) moves −0.9 to +1.9 dB by run (mean +0.52 on
+  /// speech, −0.17 on music), later copies −0.4 to +0.2 dB, but for one music run (30 ms RT60
+  /// 0.2 s, −50 ppm) whose ERLE in two later windows fell 3.3 and 5.2 dB (to 26.2 and 25.5).
+  /// Through `pcm-mix mix` (the 16 loudspeaker scenes at the same four drifts, three copies,
+  /// `scripts/echo_long_capture.py`) the first copy's ERLE after the path change rose on 28 of
+  /// the 32 speech runs (mean 26.6 → 29.6 dB, the least 20.3 → 28.3), its double talk moved
+  /// −1.4 to +1.8 dB (mean +0.17 on speech, −0.05 on music), and later copies held their
+  /// figures on average (means within 0.06 dB, the least within 0.1), a copy's double talk
+  /// moving −1.4 to +1.9 dB by run. Tried and left: P reset only once no voice had been heard
+  /// for 0.25 s (the sliding echo's residual reads as a voice, so it came late or never: 22.7
+  /// dB at 9.5–11 s on speech, mean), and P raised to a tenth or three tenths of its prior
+  /// (21.0 and 24.2).
   mutating func startWarp(after votes: Int, needed: Int, drift: Double) {
     guard abs(votes) >= needed && delay + spareFront >= 1 else { return }
     // The ring's frame holds the last two raw blocks: the history the first warped block
     // reaches back into.
     let ratio = Self.warpRatio(1 - drift)
     refBlock.withUnsafeBufferPointer { warp.start(ratio: ratio, recent: $0) }
+    resetCovariance()
   }
 
   /// The drift the delay search reads (``LagTrend``), which holds on music where the filter's
